@@ -1,0 +1,50 @@
+# hookd developer tasks. `make test` and `make demo` install everything they need into .venv.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install test lint typecheck pytest demo conformance bench fuzz soak schemas clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test: lint typecheck pytest
+
+demo: $(STAMP)
+	$(BIN)/hookd demo
+
+conformance: $(STAMP)
+	$(BIN)/python -m pytest -q tests/test_conformance.py
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.run
+
+fuzz: $(STAMP)
+	HOOKD_FUZZ_LONG=1 $(BIN)/python -m pytest -q tests/test_fuzz.py
+
+soak: $(STAMP)
+	HOOKD_SOAK_LONG=1 $(BIN)/python -m pytest -q -s tests/test_soak.py
+
+schemas: $(STAMP)
+	$(BIN)/hookd schema --write schemas
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,65 @@
+"""A dedicated asyncio event loop thread for callbacks written for asyncio.
+
+Hook code written for the Claude Agent SDK awaits asyncio primitives; trio
+cannot run those. Such callbacks run on one long-lived asyncio loop in a daemon
+thread, and trio awaits their result without blocking its own loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Future
+from typing import Any
+
+import trio
+
+__all__ = ["run_on_asyncio"]
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def _get_loop() -> asyncio.AbstractEventLoop:
+    global _loop
+    with _lock:
+        if _loop is None or _loop.is_closed():
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+
+            def main() -> None:
+                asyncio.set_event_loop(loop)
+                loop.call_soon(ready.set)
+                loop.run_forever()
+
+            threading.Thread(target=main, name="hookd-asyncio", daemon=True).start()
+            ready.wait()
+            _loop = loop
+        return _loop
+
+
+async def run_on_asyncio(fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> Any:
+    """Run ``fn(*args)`` on the asyncio thread; cancelling the caller cancels it."""
+    loop = _get_loop()
+    token = trio.lowlevel.current_trio_token()
+    done = trio.Event()
+
+    def wake(_: Future[Any]) -> None:
+        try:
+            token.run_sync_soon(done.set)
+        except trio.RunFinishedError:
+            pass
+
+    future = asyncio.run_coroutine_threadsafe(_call(fn, args), loop)
+    future.add_done_callback(wake)
+    try:
+        await done.wait()
+    except BaseException:
+        future.cancel()
+        raise
+    return future.result()
+
+
+async def _call(fn: Callable[..., Coroutine[Any, Any, Any]], args: tuple[Any, ...]) -> Any:
+    return await fn(*args)

@@ -1,0 +1,135 @@
+"""The ``hookd`` command: argument parsing only; each command lives in its own module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from hookd._version import __version__
+
+__all__ = ["build_parser", "main"]
+
+DESCRIPTION = """\
+Serve Python hooks to a Claude-style coding CLI over its control protocol
+(newline-delimited JSON on stdin/stdout, or JSON-RPC 2.0 framing).
+
+HOOKS is a Python file (path/to/hooks.py) or an importable module
+(package.module) defining a module-level `hooks` dict in the Claude Agent SDK's
+shape and/or callbacks decorated with @hookd.hook.
+"""
+
+EPILOG = """\
+examples:
+  hookd demo                              a scripted session against examples/guard.py
+  hookd check examples/guard.py           list registered hooks and their ids
+  hookd serve examples/guard.py           serve on stdin/stdout (the CLI spawns this)
+  hookd schema events/PreToolUse.output   print a JSON Schema
+  echo '{"decision": "block"}' | hookd validate --event Stop -
+"""
+
+
+def _add_serve_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="default hook timeout when a matcher sets none (default: 30)")
+    p.add_argument("--max-line-bytes", type=int, default=64 * 1024 * 1024, metavar="N",
+                   help="longest accepted input line; longer ones are discarded and "
+                        "their request answered with an error (default: 64 MiB)")
+    p.add_argument("--max-in-flight", type=int, default=4096, metavar="N",
+                   help="requests running at once; the excess is answered with an "
+                        "'overloaded' error (default: 4096)")
+    p.add_argument("--no-validate", dest="validate", action="store_false",
+                   help="skip schema validation of hook inputs and outputs")
+
+
+def _add_log_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--log-level", default="info",
+                   choices=["debug", "info", "warning", "error"],
+                   help="stderr log level (default: info)")
+    p.add_argument("--log-format", default="auto", choices=["auto", "json", "console"],
+                   help="stderr log format; auto = console on a terminal, JSON lines "
+                        "otherwise (default: auto)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full ``hookd`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="hookd", description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"hookd {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    serve = sub.add_parser("serve", help="serve hooks on stdin/stdout (sidecar mode)",
+                           description="Serve HOOKS over stdin/stdout until stdin closes "
+                                       "or SIGTERM/SIGINT. stdout carries only protocol lines; "
+                                       "logs go to stderr.")
+    serve.add_argument("hooks", metavar="HOOKS", help="hooks file or module")
+    _add_serve_options(serve)
+    _add_log_options(serve)
+
+    check = sub.add_parser("check", help="load HOOKS and print its registration table")
+    check.add_argument("hooks", metavar="HOOKS", help="hooks file or module")
+
+    demo = sub.add_parser("demo", help="run a scripted session against an example module")
+    demo.add_argument("--hooks", metavar="HOOKS", default=None,
+                      help="hooks module to drive (default: the bundled examples/guard.py)")
+
+    schema = sub.add_parser("schema", help="list JSON Schemas, print one, or write them all")
+    schema.add_argument("name", nargs="?", metavar="NAME", help="schema to print")
+    schema.add_argument("--write", metavar="DIR", help="write every schema under DIR")
+
+    validate = sub.add_parser("validate", help="check hook outputs or a transcript offline")
+    validate.add_argument("file", metavar="FILE", help="JSON file, JSON lines, transcript, or -")
+    validate.add_argument("--event", metavar="EVENT",
+                          help="the hook event of the outputs (when they do not say)")
+    return parser
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from hookd.service import run_service
+
+    return run_service(args)
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from hookd.service import check
+
+    return check(args.hooks)
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from hookd.demo import run_demo
+
+    return run_demo(args.hooks)
+
+
+def _run_schema(args: argparse.Namespace) -> int:
+    from hookd._schema_cli import schema_main
+
+    return schema_main(args.name, args.write)
+
+
+def _run_validate(args: argparse.Namespace) -> int:
+    from hookd._schema_cli import validate_main
+
+    return validate_main(args.file, args.event)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "serve": _run_serve,
+    "check": _run_check,
+    "demo": _run_demo,
+    "schema": _run_schema,
+    "validate": _run_validate,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``hookd`` console script."""
+    args = build_parser().parse_args(argv)
+    return COMMANDS[args.command](args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

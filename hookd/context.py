@@ -1,0 +1,90 @@
+"""What a running callback is told about its call: ids, deadline, cancellation, state."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+__all__ = ["HookContext"]
+
+
+class HookContext:
+    """The third argument of every callback.
+
+    ``state`` is a dict shared by all hooks of the same ``session_id``.
+    ``cancelled`` turns true when hookd stops waiting for the callback (its
+    timeout passed or the CLI withdrew the request): sync callbacks running in
+    a worker thread should poll it. ``context["signal"]`` is ``None``, as in
+    the Claude Agent SDK.
+    """
+
+    __slots__ = (
+        "_cancelled",
+        "_wall_deadline",
+        "attempt",
+        "callback_id",
+        "event",
+        "request_id",
+        "state",
+        "timeout_s",
+        "tool_use_id",
+    )
+
+    def __init__(
+        self,
+        *,
+        request_id: str | int | None,
+        callback_id: str,
+        event: str,
+        tool_use_id: str | None,
+        timeout_s: float,
+        state: dict[str, Any],
+    ) -> None:
+        self.request_id = request_id
+        self.callback_id = callback_id
+        self.event = event
+        self.tool_use_id = tool_use_id
+        self.timeout_s = timeout_s
+        self.state = state
+        self.attempt = 1
+        self._wall_deadline = time.monotonic() + timeout_s
+        self._cancelled = threading.Event()
+
+    @property
+    def deadline(self) -> float:
+        """When hookd gives up on the callback, on the ``time.monotonic()`` clock."""
+        return self._wall_deadline
+
+    def time_left(self) -> float:
+        """Seconds until the deadline (never negative)."""
+        return max(0.0, self._wall_deadline - time.monotonic())
+
+    @property
+    def cancelled(self) -> bool:
+        """True once hookd no longer waits for this callback."""
+        return self._cancelled.is_set()
+
+    def wait_cancelled(self, timeout: float | None = None) -> bool:
+        """Block (in a sync callback) until cancelled or ``timeout``; True if cancelled."""
+        return self._cancelled.wait(timeout)
+
+    def cancel(self) -> None:
+        """Mark the call as abandoned (hookd does this; callbacks read ``cancelled``)."""
+        self._cancelled.set()
+
+    @property
+    def signal(self) -> None:
+        """The SDK's abort signal slot: always None in Python."""
+        return None
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "signal":
+            return None
+        raise KeyError(key)
+
+    def __repr__(self) -> str:
+        return (
+            f"HookContext(request_id={self.request_id!r}, callback_id={self.callback_id!r}, "
+            f"event={self.event!r}, time_left={self.time_left():.3f})"
+        )

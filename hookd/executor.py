@@ -1,0 +1,159 @@
+"""Run one callback: its own deadline, every exception recovered, output checked.
+
+The executor never lets a callback's failure escape: exceptions (``SystemExit``
+and ``KeyboardInterrupt`` included) become an :class:`~hookd.policy.Outcome`,
+with the traceback in the log. Only trio's own cancellation passes through: it
+means the CLI withdrew the request or hookd is shutting down.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Mapping
+from typing import Any, Final
+
+import msgspec
+import structlog
+import trio
+
+from hookd._aio import run_on_asyncio
+from hookd.context import HookContext
+from hookd.errors import HookAbortError, InvalidOutputError, RetryableHookError
+from hookd.policy import Outcome
+from hookd.registry import Registration
+
+__all__ = ["Executor", "effective_timeout"]
+
+log = structlog.get_logger("hookd.executor")
+
+#: hookd answers this much before the CLI's own deadline for the same hook.
+MAX_MARGIN_S: Final = 0.5
+THREAD_LIMIT: Final = 64
+
+
+def effective_timeout(timeout_s: float) -> float:
+    """hookd's deadline for a hook whose CLI-side timeout is ``timeout_s``.
+
+    The answer must reach the CLI before the CLI gives up, so hookd stops
+    waiting 10 % earlier (at most half a second earlier).
+    """
+    return timeout_s - min(MAX_MARGIN_S, 0.1 * timeout_s)
+
+
+class Executor:
+    """Runs callbacks with their timeouts, retries and output validation."""
+
+    def __init__(self, *, validate: bool = True) -> None:
+        self.validate = validate
+        self._threads = trio.CapacityLimiter(THREAD_LIMIT)
+
+    async def run(
+        self, reg: Registration, input_data: dict[str, Any], tool_use_id: str | None,
+        ctx: HookContext,
+    ) -> Outcome:
+        """Run ``reg`` on ``input_data``; return how it ended (never raises but Cancelled)."""
+        arg = _typed_input(reg, input_data)
+        timeout_s = effective_timeout(reg.timeout_s)
+        with trio.move_on_after(timeout_s) as scope:
+            try:
+                result = await self._attempts(reg, arg, tool_use_id, ctx)
+            except HookAbortError as exc:
+                return Outcome("abort", message=exc.reason or "aborted by hook")
+            except BaseException as exc:
+                if _is_cancellation(exc):
+                    ctx.cancel()
+                    raise
+                return _failed(reg, ctx, exc)
+        if scope.cancelled_caught:
+            ctx.cancel()
+            log.warning("hook.timed_out", callback_id=reg.callback_id, timeout_s=timeout_s)
+            return Outcome("timeout", message=f"no answer within {timeout_s:g}s")
+        return self.check(reg.event, result)
+
+    def check(self, event: str, result: Any) -> Outcome:
+        """Normalise a callback's return value and validate it for ``event``."""
+        if result is None:
+            return Outcome("ok", {})
+        if not isinstance(result, Mapping):
+            return Outcome("invalid_output",
+                           message=f"expected a dict or None, got {type(result).__name__}")
+        output = _rename(result)
+        if self.validate:
+            from hookd.validation import prepare_output
+
+            try:
+                output = prepare_output(event, output)
+            except InvalidOutputError as exc:
+                return Outcome("invalid_output", message=str(exc))
+        return Outcome("ok", output)
+
+    async def _attempts(
+        self, reg: Registration, arg: Any, tool_use_id: str | None, ctx: HookContext
+    ) -> Any:
+        if reg.retry is None:
+            return await self._call(reg, arg, tool_use_id, ctx)
+        from hookd._retry import retrying
+
+        async for attempt in retrying(reg, ctx):
+            with attempt:
+                return await self._call(reg, arg, tool_use_id, ctx)
+        raise RetryableHookError("retries exhausted")  # pragma: no cover - reraise=True
+
+    async def _call(
+        self, reg: Registration, arg: Any, tool_use_id: str | None, ctx: HookContext
+    ) -> Any:
+        match reg.runner:
+            case "trio":
+                return await reg.callback(arg, tool_use_id, ctx)
+            case "asyncio":
+                return await run_on_asyncio(reg.callback, arg, tool_use_id, ctx)
+            case _:
+                return await trio.to_thread.run_sync(
+                    _call_sync, reg.callback, arg, tool_use_id, ctx,
+                    abandon_on_cancel=True, limiter=self._threads,
+                )
+
+
+def _call_sync(fn: Any, arg: Any, tool_use_id: str | None, ctx: HookContext) -> Any:
+    result = fn(arg, tool_use_id, ctx)
+    if hasattr(result, "__await__"):
+        close = getattr(result, "close", None)
+        if close is not None:
+            close()
+        raise TypeError("callback returned an awaitable from a plain function; make it async def")
+    return result
+
+
+def _typed_input(reg: Registration, input_data: dict[str, Any]) -> Any:
+    if reg.input_type is None:
+        return input_data
+    return msgspec.convert(input_data, reg.input_type)
+
+
+def _rename(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The SDK's shallow rename: ``continue_`` -> ``continue``, ``async_`` -> ``async``."""
+    out = dict(result)
+    for py_name, wire_name in (("continue_", "continue"), ("async_", "async")):
+        if py_name in out:
+            out[wire_name] = out.pop(py_name)
+    return out
+
+
+def _is_cancellation(exc: BaseException) -> bool:
+    if isinstance(exc, trio.Cancelled):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        rest = exc.split(trio.Cancelled)[1]
+        return rest is None
+    return False
+
+
+def _failed(reg: Registration, ctx: HookContext, exc: BaseException) -> Outcome:
+    """Log the traceback; the wire gets ``str(exc)`` (the type name if it is empty)."""
+    text = "".join(traceback.format_exception(exc))
+    log.error("hook.raised", request_id=ctx.request_id, callback_id=reg.callback_id,
+              event=reg.event, error=type(exc).__name__, traceback=text)
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, RuntimeError) and "no running event loop" in message:
+        message += " (this hook looks written for asyncio: mark it with runner='asyncio')"
+    return Outcome("exception", message=message)

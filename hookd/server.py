@@ -1,0 +1,393 @@
+"""The trio server: reads framed requests, runs each in its own task, writes answers.
+
+One reader, one nursery owning every request task, one writer task that joins
+queued lines into one write. Every request is answered exactly once, except a
+cancelled one, which is never answered.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgspec
+import structlog
+import trio
+
+from hookd import log as hookd_log
+from hookd import wire
+from hookd._version import __version__
+from hookd.context import HookContext
+from hookd.errors import UNKNOWN_CALLBACK_TEXT, ErrorKind
+from hookd.executor import Executor
+from hookd.policy import Answer, Outcome, resolve
+from hookd.registry import Registration, Registry
+
+__all__ = ["ServeConfig", "Server", "serve"]
+
+log = structlog.get_logger("hookd.server")
+
+READ_SIZE: Final = 256 * 1024
+LOG_FLUSH_S: Final = 0.05
+
+Key = tuple[wire.Framing, wire.RequestId]
+PassthroughSink = Callable[[bytes, wire.Passthrough], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ServeConfig:
+    """Server limits and switches (sizes in bytes, times in seconds)."""
+
+    max_line_bytes: int = wire.DEFAULT_MAX_LINE_BYTES
+    max_in_flight: int = 4096
+    validate: bool = True
+
+
+class _Flight:
+    """One request in flight: its cancel scope, and whether the peer withdrew it."""
+
+    __slots__ = ("batch", "scope", "withdrawn")
+
+    def __init__(self, batch: _Batch | None) -> None:
+        self.scope = trio.CancelScope()
+        self.withdrawn = False
+        self.batch = batch
+
+
+class _Batch:
+    """A JSON-RPC batch: its answers go out together as one array."""
+
+    __slots__ = ("answers", "pending")
+
+    def __init__(self, pending: int) -> None:
+        self.pending = pending
+        self.answers: list[msgspec.Struct] = []
+
+
+class Server:
+    """Serves one registry over one pair of byte streams."""
+
+    def __init__(self, registry: Registry, config: ServeConfig | None = None) -> None:
+        self.registry = registry
+        self.config = config or ServeConfig()
+        self.executor = Executor(validate=self.config.validate)
+        self._inflight: dict[Key, _Flight] = {}
+        self._out: list[bytes] = []
+        self._wake_writer = trio.Event()
+        self._closing = False
+        self._nursery: trio.Nursery | None = None
+        self._warned_events: set[str] = set()
+        self.on_passthrough: PassthroughSink | None = None
+        self.answered = 0
+
+    # -- public -------------------------------------------------------------
+
+    def send_line(self, line: bytes) -> None:
+        """Queue one framed line for the writer (never blocks)."""
+        self._out.append(line)
+        self._wake_writer.set()
+
+    @property
+    def in_flight(self) -> int:
+        """Requests started and not yet answered or withdrawn."""
+        return len(self._inflight)
+
+    async def serve(self, receive: trio.abc.ReceiveStream, send: trio.abc.SendStream,
+                    *, stop: trio.Event | None = None) -> None:
+        """Serve until EOF on ``receive`` (or ``stop``); then cancel, flush and return."""
+        async with trio.open_nursery() as outer:
+            outer.start_soon(self._writer, send, outer.cancel_scope)
+            outer.start_soon(self._log_flusher)
+            async with trio.open_nursery() as requests:
+                self._nursery = requests
+                with trio.CancelScope() as reading:
+                    if stop is not None:
+                        outer.start_soon(_cancel_when, stop, reading)
+                    await self._read_loop(receive)
+                self._shutdown()
+            self._closing = True
+            self._wake_writer.set()
+        hookd_log.flush()
+
+    # -- reading ------------------------------------------------------------
+
+    async def _read_loop(self, receive: trio.abc.ReceiveStream) -> None:
+        framer = wire.LineFramer(self.config.max_line_bytes)
+        while True:
+            data = await receive.receive_some(READ_SIZE)
+            if not data:
+                break
+            for line in framer.feed(data):
+                self._on_line(line)
+        tail = framer.close()
+        if tail is not None:
+            self._on_line(tail)
+        log.info("stdin.closed", in_flight=len(self._inflight))
+
+    def _on_line(self, line: bytes | wire.Oversize) -> None:
+        if isinstance(line, wire.Oversize):
+            self._on_oversize(line)
+            return
+        decoded = wire.decode_line(line)
+        if isinstance(decoded, list):
+            self._on_batch(decoded)
+        else:
+            self._on_message(decoded, line, None)
+
+    def _on_message(self, msg: wire.Message, line: bytes, batch: _Batch | None) -> None:
+        match msg:
+            case wire.Call():
+                self._on_call(msg, batch)
+            case wire.Cancel():
+                self._on_cancel(msg)
+            case wire.Invalid():
+                self._on_invalid(msg, batch)
+            case wire.Passthrough():
+                self._on_passthrough(msg, line)
+
+    def _on_call(self, call: wire.Call, batch: _Batch | None) -> None:
+        if isinstance(call.body, wire.Initialize):  # cheap: answered inline, never queued
+            answer = Answer("ok", payload=self.initialize_payload(), event="initialize")
+            if call.request_id is not None:
+                self._finish(call.framing, call.request_id, batch, answer)
+            else:
+                self._batch_item_done(batch, None)
+            return
+        if call.request_id is None:  # JSON-RPC notification: run, never answer
+            assert self._nursery is not None
+            self._nursery.start_soon(self._run_notification, call)
+            self._batch_item_done(batch, None)
+            return
+        key: Key = (call.framing, call.request_id)
+        if key in self._inflight:
+            log.warning("request.duplicate", request_id=call.request_id)
+            self._batch_item_done(batch, None)
+            return
+        if len(self._inflight) >= self.config.max_in_flight:
+            limit = self.config.max_in_flight
+            self._finish(call.framing, call.request_id, batch, Answer(
+                "overloaded", error_kind=ErrorKind.OVERLOADED,
+                message=f"too many requests in flight (limit {limit})"))
+            return
+        flight = _Flight(batch)
+        self._inflight[key] = flight
+        assert self._nursery is not None
+        self._nursery.start_soon(self._run_call, call, key, flight)
+
+    def _on_cancel(self, cancel: wire.Cancel) -> None:
+        flight = self._inflight.pop((cancel.framing, cancel.request_id), None)
+        if flight is None:
+            log.debug("cancel.unknown", request_id=cancel.request_id)
+            return
+        flight.withdrawn = True
+        flight.scope.cancel()
+        log.info("request.cancelled", request_id=cancel.request_id, by="peer")
+        self._batch_item_done(flight.batch, None)
+
+    def _on_invalid(self, msg: wire.Invalid, batch: _Batch | None) -> None:
+        log.warning("request.invalid", request_id=msg.request_id, error=msg.message,
+                    error_code=msg.kind.error_code)
+        if msg.answer and (msg.request_id is not None or msg.framing == "jsonrpc"):
+            self._finish(msg.framing, msg.request_id, batch,
+                         Answer("invalid", error_kind=msg.kind, message=msg.message))
+        else:
+            self._batch_item_done(batch, None)
+
+    def _on_passthrough(self, msg: wire.Passthrough, line: bytes) -> None:
+        if self.on_passthrough is not None:
+            self.on_passthrough(line, msg)
+        else:
+            log.debug("message.skipped", type=msg.type)
+
+    def _on_oversize(self, big: wire.Oversize) -> None:
+        limit = self.config.max_line_bytes
+        found = wire.recover_id(big.head)
+        log.warning("line.too_long", size=big.size, max_line_bytes=limit,
+                    request_id=found[1] if found else None)
+        if found is not None:
+            text = f"message of {big.size} bytes exceeds the line limit of {limit} bytes"
+            self._finish(found[0], found[1], None,
+                         Answer("invalid", error_kind=ErrorKind.INVALID_REQUEST, message=text))
+
+    def _on_batch(self, messages: list[wire.Message]) -> None:
+        batch = _Batch(len(messages))
+        for msg in messages:
+            self._on_message(msg, b"", batch)
+
+    # -- running ------------------------------------------------------------
+
+    async def _run_call(self, call: wire.Call, key: Key, flight: _Flight) -> None:
+        started = time.perf_counter()
+        answer: Answer | None = None
+        with flight.scope:
+            try:
+                answer = await self._answer(call)
+            except Exception as exc:  # a bug in hookd itself: answer it, keep serving
+                log.exception("internal.error", request_id=call.request_id)
+                answer = Answer("internal_error", error_kind=ErrorKind.INTERNAL_ERROR,
+                                message=f"internal error: {type(exc).__name__}: {exc}")
+        if flight.withdrawn or answer is None:
+            return  # cancelled by the peer or by shutdown: no answer
+        del self._inflight[key]
+        self._finish(call.framing, call.request_id, flight.batch, answer, started, call)
+
+    async def _run_notification(self, call: wire.Call) -> None:
+        answer = await self._answer(call)
+        log.info("notification.done", method=type(call.body).__name__, outcome=answer.outcome)
+
+    async def _answer(self, call: wire.Call) -> Answer:
+        body = call.body
+        match body:
+            case wire.HookCallback():
+                return await self._hook_callback(call.request_id, body)
+            case wire.Initialize():
+                return Answer("ok", payload=self.initialize_payload())
+            case wire.CanUseTool():
+                from hookd.permission import answer_can_use_tool
+
+                return await answer_can_use_tool(self.registry, call.request_id, body)
+            case wire.HookDispatch():
+                from hookd.dispatch import answer_dispatch
+
+                return await answer_dispatch(self.registry, self.executor, call.request_id, body)
+        raise AssertionError(f"unhandled body {body!r}")  # pragma: no cover
+
+    def initialize_payload(self) -> dict[str, Any]:
+        """The ``initialize`` answer: the hooks map plus hookd's name and version."""
+        return {"hooks": self.registry.hooks_map(),
+                "serverInfo": {"name": "hookd", "version": __version__}}
+
+    async def _hook_callback(self, request_id: wire.RequestId | None,
+                             body: wire.HookCallback) -> Answer:
+        reg = self.registry.get(body.callback_id)
+        if reg is None:
+            return Answer("unknown_callback", error_kind=ErrorKind.UNKNOWN_CALLBACK,
+                          message=UNKNOWN_CALLBACK_TEXT.format(callback_id=body.callback_id))
+        problem = self._check_input(reg, body.input)
+        if problem is not None:
+            return Answer("invalid", error_kind=ErrorKind.INVALID_REQUEST, message=problem)
+        ctx = HookContext(
+            request_id=request_id, callback_id=reg.callback_id, event=reg.event,
+            tool_use_id=body.tool_use_id, timeout_s=reg.timeout_s,
+            state=self.registry.session_state(body.input.get("session_id")),
+        )
+        outcome = await self.executor.run(reg, body.input, body.tool_use_id, ctx)
+        return resolve(reg, outcome)
+
+    def _check_input(self, reg: Registration, input_data: dict[str, Any]) -> str | None:
+        if not self.config.validate:
+            return None
+        from hookd.events import EVENTS
+        from hookd.validation import check_input
+
+        if reg.event not in EVENTS and reg.event not in self._warned_events:
+            self._warned_events.add(reg.event)
+            log.warning("event.unknown", event=reg.event, note="input passed through unchecked")
+        return check_input(reg.event, input_data)
+
+    # -- answering ----------------------------------------------------------
+
+    def _finish(self, framing: wire.Framing, request_id: wire.RequestId | None,
+                batch: _Batch | None, answer: Answer, started: float | None = None,
+                call: wire.Call | None = None) -> None:
+        obj = self._encode_answer(framing, request_id, answer, call)
+        if batch is None:
+            self.send_line(wire.encode_message(obj))
+        else:
+            self._batch_item_done(batch, obj)
+        self.answered += 1
+        if started is not None and call is not None:
+            _log_completed(call, answer, started)
+
+    def _encode_answer(self, framing: wire.Framing, request_id: wire.RequestId | None,
+                       answer: Answer, call: wire.Call | None) -> msgspec.Struct:
+        if answer.error_kind is not None:
+            return wire.error_object(framing, request_id, answer.error_kind, answer.message)
+        try:
+            raw = msgspec.Raw(msgspec.json.encode(answer.payload))
+        except (TypeError, ValueError, OverflowError) as exc:
+            answer2 = self._unencodable(call, exc)
+            if answer2.error_kind is not None:
+                return wire.error_object(framing, request_id, answer2.error_kind, answer2.message)
+            raw = msgspec.Raw(msgspec.json.encode(answer2.payload))
+        return wire.success_object(framing, request_id, raw)
+
+    def _unencodable(self, call: wire.Call | None, exc: Exception) -> Answer:
+        message = f"output is not JSON-serialisable: {exc}"
+        body = call.body if call is not None else None
+        reg = self.registry.get(body.callback_id) if isinstance(body, wire.HookCallback) else None
+        if reg is None:
+            return Answer("invalid_output", error_kind=ErrorKind.INTERNAL_ERROR, message=message)
+        return resolve(reg, Outcome("invalid_output", message=message))
+
+    def _batch_item_done(self, batch: _Batch | None, obj: msgspec.Struct | None) -> None:
+        if batch is None:
+            return
+        if obj is not None:
+            batch.answers.append(obj)
+        batch.pending -= 1
+        if batch.pending == 0 and batch.answers:
+            self.send_line(wire.encode_batch(batch.answers))
+
+    def _shutdown(self) -> None:
+        """Stop every request in flight; none of them is answered."""
+        for flight in self._inflight.values():
+            flight.withdrawn = True
+            flight.scope.cancel()
+        if self._nursery is not None:
+            self._nursery.cancel_scope.cancel()
+        self._inflight.clear()
+
+    # -- writing ------------------------------------------------------------
+
+    async def _writer(self, send: trio.abc.SendStream, outer: trio.CancelScope) -> None:
+        while True:
+            await self._wake_writer.wait()
+            self._wake_writer = trio.Event()
+            if self._out:
+                data = b"".join(self._out)
+                self._out.clear()
+                try:
+                    await send.send_all(data)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                    log.warning("stdout.closed", error=str(exc) or type(exc).__name__)
+                    self._shutdown()
+                    outer.cancel()
+                    return
+                hookd_log.flush()
+            if self._closing and not self._out:
+                outer.cancel()
+                return
+
+    async def _log_flusher(self) -> None:
+        while True:
+            await trio.sleep(LOG_FLUSH_S)
+            hookd_log.flush()
+
+
+async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
+def _log_completed(call: wire.Call, answer: Answer, started: float) -> None:
+    body = call.body
+    log.info(
+        "request.completed",
+        request_id=call.request_id,
+        callback_id=getattr(body, "callback_id", None),
+        _event=answer.event,
+        method=body.__struct_config__.tag,
+        outcome=answer.outcome,
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+    )
+
+
+async def serve(registry: Registry, receive: trio.abc.ReceiveStream, send: trio.abc.SendStream,
+                config: ServeConfig | None = None) -> Server:
+    """Serve ``registry`` over the two streams until EOF; returns the server."""
+    server = Server(registry, config)
+    await server.serve(receive, send)
+    return server

@@ -1,0 +1,104 @@
+"""``hookd serve`` and ``hookd check``: the sidecar process around the server."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import structlog
+import trio
+
+from hookd import log as hookd_log
+from hookd.errors import HookdError
+from hookd.loader import load_hooks
+from hookd.registry import Registry
+from hookd.server import ServeConfig, Server
+
+__all__ = ["check", "protocol_stdio", "run_service"]
+
+log = structlog.get_logger("hookd.service")
+
+
+@contextmanager
+def protocol_stdio() -> Iterator[tuple[int, int]]:
+    """Keep private copies of fds 0 and 1 for the protocol; hide the real ones.
+
+    fd 1 (and ``sys.stdout``) then point at stderr and fd 0 at /dev/null, so a
+    hook that prints, or a process it starts, cannot corrupt the stream.
+    """
+    sys.stdout.flush()
+    proto_in, proto_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    try:
+        yield proto_in, proto_out
+    finally:
+        for fd in (proto_in, proto_out):
+            try:
+                os.set_blocking(fd, True)
+            except OSError:
+                pass
+
+
+def _fail(message: str) -> int:
+    print(f"hookd: error: {message}", file=sys.stderr)
+    return 1
+
+
+def run_service(args: argparse.Namespace) -> int:
+    """Load the hooks, then serve them on stdin/stdout until EOF or a signal."""
+    hookd_log.configure(args.log_level, args.log_format)
+    try:
+        registry = load_hooks(args.hooks, Registry(default_timeout_s=args.timeout))
+    except (HookdError, ValueError) as exc:
+        return _fail(str(exc))
+    config = ServeConfig(max_line_bytes=args.max_line_bytes, max_in_flight=args.max_in_flight,
+                         validate=args.validate)
+    with protocol_stdio() as (fd_in, fd_out):
+        trio.run(_serve, registry, config, fd_in, fd_out)
+    hookd_log.flush()
+    return 0
+
+
+async def _serve(registry: Registry, config: ServeConfig, fd_in: int, fd_out: int) -> None:
+    server = Server(registry, config)
+    stop = trio.Event()
+    log.info("service.started", hooks=len(registry), pid=os.getpid())
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_watch_signals, stop)
+        receive = trio.lowlevel.FdStream(fd_in)
+        send = trio.lowlevel.FdStream(fd_out)
+        await server.serve(receive, send, stop=stop)
+        nursery.cancel_scope.cancel()
+    log.info("service.stopped", answered=server.answered)
+
+
+async def _watch_signals(stop: trio.Event) -> None:
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for signum in signals:
+            log.info("service.signal", signal=signal.Signals(signum).name)
+            stop.set()
+
+
+def check(spec: str) -> int:
+    """Print the registration table of ``spec``, or a clear error."""
+    try:
+        registry = load_hooks(spec)
+    except HookdError as exc:
+        return _fail(str(exc))
+    rows = [("ID", "EVENT", "MATCHER", "TIMEOUT", "ON_FAILURE", "RUNS ON", "CALLBACK")]
+    for reg in registry.registrations():
+        rows.append((reg.callback_id, reg.event, reg.matcher or "*", f"{reg.timeout_s:g}s",
+                     reg.on_failure, reg.runner, reg.name))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    if registry.can_use_tool is not None:
+        print(f"can_use_tool: {getattr(registry.can_use_tool, '__qualname__', 'callable')}")
+    return 0

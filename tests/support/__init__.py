@@ -1,1 +1,0 @@
-"""Test support: a scripted fake Anthropic API and helpers to run the real CLI offline."""
