@@ -1,0 +1,9 @@
+"""Shared pytest configuration."""
+
+import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "real_cli: runs the real Claude Code CLI offline against a fake API"
+    )

@@ -1,0 +1,1 @@
+"""Test support: a scripted fake Anthropic API and helpers to run the real CLI offline."""
