@@ -1,0 +1,1 @@
+"""Benchmarks of hook answerers over the control protocol (`make bench`, not part of the tests)."""

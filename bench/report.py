@@ -1,0 +1,202 @@
+"""The printed table and the hookd targets, from the raw results of one run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+__all__ = ["TARGETS", "evaluate", "render"]
+
+Results = dict[str, Any]
+SUBJECT: Final = "hookd"
+COLUMNS: Final = (
+    ("contender", 17),
+    ("reqs", 8),
+    ("ans/s @1", 10),
+    ("x floor", 8),
+    ("ans/s @64", 10),
+    ("x floor", 8),
+    ("p50/p99 us @1", 16),
+    ("spawn->1st ms", 14),
+    ("peak RSS MiB", 13),
+    ("RSS 10k->1M MiB", 24),
+)
+
+
+def get(results: Results, name: str, *path: str) -> Any:
+    """``results["contenders"][name][path...]``, or None when absent or unavailable."""
+    node: Any = results["contenders"].get(name)
+    if not node or node.get("status") != "ok":
+        return None
+    for key in path:
+        if not isinstance(node, dict) or node.get(key) is None:
+            return None
+        node = node[key]
+    return node
+
+
+def ratio(top: Any, bottom: Any) -> float | None:
+    return top / bottom if top is not None and bottom else None
+
+
+@dataclass(frozen=True)
+class Target:
+    text: str
+    measure: Callable[[Results], float | None]
+    passes: Callable[[float], bool]
+    unit: str
+
+
+def _rate(name: str, window: int) -> Callable[[Results], Any]:
+    return lambda r: get(r, name, "runs", str(window), "answers_per_s")
+
+
+def _sleepers(results: Results) -> float | None:
+    sleepers = results.get("sleepers") or {}
+    return sleepers.get("wall_ms") if sleepers.get("status") == "ok" else None
+
+
+def _growth(results: Results) -> float | None:
+    growth = get(results, SUBJECT, "rss_growth", "growth")
+    return None if growth is None else abs(growth) * 100
+
+
+TARGETS: Final = (
+    Target(
+        "throughput @64 in flight >= 0.25x floor",
+        lambda r: ratio(_rate(SUBJECT, 64)(r), _rate("floor", 64)(r)),
+        lambda v: v >= 0.25,
+        "x",
+    ),
+    Target(
+        "answers/s @1 in flight >= 0.85x floor",
+        lambda r: ratio(_rate(SUBJECT, 1)(r), _rate("floor", 1)(r)),
+        lambda v: v >= 0.85,
+        "x",
+    ),
+    Target(
+        "peak RSS <= 0.5x the SDK handler's",
+        lambda r: ratio(get(r, SUBJECT, "peak_rss_kib"), get(r, "sdk", "peak_rss_kib")),
+        lambda v: v <= 0.5,
+        "x",
+    ),
+    Target(
+        ">= 100x faster per call than spawn-per-call command hooks",
+        lambda r: ratio(_rate(SUBJECT, 1)(r), _rate("command", 1)(r)),
+        lambda v: v >= 100,
+        "x",
+    ),
+    Target(
+        "spawn to initialize answered < 250 ms (median)",
+        lambda r: get(r, SUBJECT, "spawn", "to_init_ms_median"),
+        lambda v: v < 250,
+        " ms",
+    ),
+    Target("RSS flat (within 10%) from 10k to 1M requests", _growth, lambda v: v <= 10, " %"),
+    Target("1,000 concurrent 100 ms hooks done < 300 ms", _sleepers, lambda v: v < 300, " ms"),
+)
+
+
+def evaluate(results: Results) -> list[dict[str, Any]]:
+    out = []
+    for target in TARGETS:
+        value = target.measure(results)
+        verdict = "n/a" if value is None else ("PASS" if target.passes(value) else "FAIL")
+        out.append(
+            {"target": target.text, "measured": value, "unit": target.unit, "verdict": verdict}
+        )
+    return out
+
+
+def _num(value: Any, spec: str = ",.0f") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _row(results: Results, name: str) -> list[str]:
+    node = results["contenders"][name]
+    if node.get("status") != "ok":
+        return [name, f"unavailable: {node.get('reason', '')}"[:120]]
+    spawn = node["spawn"]
+    first = spawn["to_init_ms_median"]
+    spawn_text = _num(first) if first is not None else _num(spawn["to_first_hook_ms_median"]) + "*"
+    growth = node.get("rss_growth")
+    rss_text = "not run"
+    if growth:
+        rss_text = (
+            f"{growth['at_first_kib'] / 1024:.1f}->{growth['at_last_kib'] / 1024:.1f}"
+            f" ({growth['growth'] * 100:+.1f}%)"
+        )
+    p50, p99 = get(results, name, "runs", "1", "p50_us"), get(results, name, "runs", "1", "p99_us")
+    return [
+        name,
+        _num(node["requests"]) + ("+" if name == "command" else ""),
+        _num(_rate(name, 1)(results)),
+        _num(ratio(_rate(name, 1)(results), _rate("floor", 1)(results)), ".2f"),
+        _num(_rate(name, 64)(results)),
+        _num(ratio(_rate(name, 64)(results), _rate("floor", 64)(results)), ".2f"),
+        f"{_num(p50)}/{_num(p99)}",
+        spawn_text,
+        f"{node['peak_rss_kib'] / 1024:.1f}",
+        rss_text,
+    ]
+
+
+def _line(cells: list[str]) -> str:
+    if len(cells) == 2:
+        return f"{cells[0]:<{COLUMNS[0][1]}} {cells[1]}"
+    return " ".join(
+        f"{cell:<{width}}" if i == 0 else f"{cell:>{width}}"
+        for i, (cell, (_, width)) in enumerate(zip(cells, COLUMNS, strict=True))
+    )
+
+
+def render(results: Results) -> str:
+    """The table, its footnotes, the client's own cost and the targets."""
+    meta = results["meta"]
+    lines = [
+        f"hookd bench  {meta['timestamp']}  commit {meta['git_commit'] or '-'}  "
+        f"python {meta['python']}  {meta['cpu_count']} cores  {meta['mode']}",
+        "",
+        _line([title for title, _ in COLUMNS]),
+        _line(["-" * width for _, width in COLUMNS]),
+    ]
+    lines += [_line(_row(results, name)) for name in results["contenders"]]
+    lines += ["", *_notes(results), "", f"targets for {SUBJECT} (ratios from this run):"]
+    for item in results["targets"]:
+        value = "-" if item["measured"] is None else f"{item['measured']:.2f}{item['unit']}"
+        lines.append(f"  {item['verdict']:<4}  {item['target']:<58} measured {value}")
+    lines.append(f"\nrun time {results['elapsed_s']:.0f} s")
+    return "\n".join(lines)
+
+
+def _notes(results: Results) -> list[str]:
+    meta, calib = results["meta"], results["client_calibration"]
+    cpu1, cpu64 = (calib[w]["client_cpu_us_per_answer"] for w in ("1", "64"))
+    per_call = meta["counts"]["per_call_n"]
+    return [
+        f"reqs: requests per window size; windows {meta['counts']['windows']}.",
+        f"+ command: spawns one python3 per call, so only {per_call} requests per window.",
+        "* sdk: spawn -> first hook_callback answered (the SDK sends initialize, it does not"
+        " answer one);",
+        "  the others: spawn -> initialize answered (first hook_callback in the JSON).",
+        f"RSS 10k->1M: VmRSS after {meta['counts']['rss_first']:,} and"
+        f" {meta['counts']['rss_total']:,} requests at 64 in flight, one fresh process.",
+        f"client alone against `cat`: {_num(calib['1']['answers_per_s'])} ans/s @1,"
+        f" {_num(calib['64']['answers_per_s'])} ans/s @64; client CPU"
+        f" {cpu1:.1f} / {cpu64:.1f} us per answer.",
+        f"client pinned to CPUs {meta['client_cpus']}, contenders to {meta['contender_cpus']}.",
+        _same_core(results),
+    ]
+
+
+def _same_core(results: Results) -> str:
+    """W=1 again with client and contender on one core: no cross-core wake-up per trip."""
+    calib = results["client_calibration"].get("same_core_w1") or {}
+    floor = get(results, "floor", "same_core_w1", "answers_per_s")
+    parts = [f"cat {_num(calib.get('answers_per_s'))}"]
+    for name in results["contenders"]:
+        rate = get(results, name, "same_core_w1", "answers_per_s")
+        if rate is not None:
+            parts.append(f"{name} {_num(rate)} ({_num(ratio(rate, floor), '.2f')}x)")
+    return "ans/s @1 with client and contender sharing one core: " + ", ".join(parts)
