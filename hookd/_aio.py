@@ -8,6 +8,7 @@ thread, and trio awaits their result without blocking its own loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
@@ -46,10 +47,8 @@ async def run_on_asyncio(fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any
     done = trio.Event()
 
     def wake(_: Future[Any]) -> None:
-        try:
+        with contextlib.suppress(trio.RunFinishedError):
             token.run_sync_soon(done.set)
-        except trio.RunFinishedError:
-            pass
 
     future = asyncio.run_coroutine_threadsafe(_call(fn, args), loop)
     future.add_done_callback(wake)

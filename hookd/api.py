@@ -57,8 +57,15 @@ def hook(
     """Register the decorated callback for ``event`` (``timeout`` in seconds)."""
 
     def decorate(fn: F) -> F:
-        current_registry().add(event, fn, matcher=matcher, timeout=timeout,
-                               on_failure=on_failure, retry=retry, runner=runner)
+        current_registry().add(
+            event,
+            fn,
+            matcher=matcher,
+            timeout=timeout,
+            on_failure=on_failure,
+            retry=retry,
+            runner=runner,
+        )
         return fn
 
     return decorate
@@ -116,5 +123,9 @@ def add_context(text: str, *, event: str | None = None) -> dict[str, Any]:
 
 def update_input(tool_input: dict[str, Any], *, reason: str | None = None) -> dict[str, Any]:
     """Rewrite the tool input (PreToolUse); the call is allowed with the new input."""
-    return _specific("PreToolUse", permissionDecision="allow", updatedInput=tool_input,
-                     permissionDecisionReason=reason)
+    return _specific(
+        "PreToolUse",
+        permissionDecision="allow",
+        updatedInput=tool_input,
+        permissionDecisionReason=reason,
+    )

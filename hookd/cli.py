@@ -30,40 +30,71 @@ examples:
 
 
 def _add_serve_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
-                   help="default hook timeout when a matcher sets none (default: 30)")
-    p.add_argument("--max-line-bytes", type=int, default=64 * 1024 * 1024, metavar="N",
-                   help="longest accepted input line; longer ones are discarded and "
-                        "their request answered with an error (default: 64 MiB)")
-    p.add_argument("--max-in-flight", type=int, default=4096, metavar="N",
-                   help="requests running at once; the excess is answered with an "
-                        "'overloaded' error (default: 4096)")
-    p.add_argument("--no-validate", dest="validate", action="store_false",
-                   help="skip schema validation of hook inputs and outputs")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="default hook timeout when a matcher sets none (default: 30)",
+    )
+    p.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=64 * 1024 * 1024,
+        metavar="N",
+        help="longest accepted input line; longer ones are discarded and "
+        "their request answered with an error (default: 64 MiB)",
+    )
+    p.add_argument(
+        "--max-in-flight",
+        type=int,
+        default=4096,
+        metavar="N",
+        help="requests running at once; the excess is answered with an "
+        "'overloaded' error (default: 4096)",
+    )
+    p.add_argument(
+        "--no-validate",
+        dest="validate",
+        action="store_false",
+        help="skip schema validation of hook inputs and outputs",
+    )
 
 
 def _add_log_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--log-level", default="info",
-                   choices=["debug", "info", "warning", "error"],
-                   help="stderr log level (default: info)")
-    p.add_argument("--log-format", default="auto", choices=["auto", "json", "console"],
-                   help="stderr log format; auto = console on a terminal, JSON lines "
-                        "otherwise (default: auto)")
+    p.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
+        help="stderr log level (default: info)",
+    )
+    p.add_argument(
+        "--log-format",
+        default="auto",
+        choices=["auto", "json", "console"],
+        help="stderr log format; auto = console on a terminal, JSON lines "
+        "otherwise (default: auto)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The full ``hookd`` argument parser."""
     parser = argparse.ArgumentParser(
-        prog="hookd", description=DESCRIPTION, epilog=EPILOG,
+        prog="hookd",
+        description=DESCRIPTION,
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"hookd {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    serve = sub.add_parser("serve", help="serve hooks on stdin/stdout (sidecar mode)",
-                           description="Serve HOOKS over stdin/stdout until stdin closes "
-                                       "or SIGTERM/SIGINT. stdout carries only protocol lines; "
-                                       "logs go to stderr.")
+    serve = sub.add_parser(
+        "serve",
+        help="serve hooks on stdin/stdout (sidecar mode)",
+        description="Serve HOOKS over stdin/stdout until stdin closes "
+        "or SIGTERM/SIGINT. stdout carries only protocol lines; "
+        "logs go to stderr.",
+    )
     serve.add_argument("hooks", metavar="HOOKS", help="hooks file or module")
     _add_serve_options(serve)
     _add_log_options(serve)
@@ -72,8 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("hooks", metavar="HOOKS", help="hooks file or module")
 
     demo = sub.add_parser("demo", help="run a scripted session against an example module")
-    demo.add_argument("--hooks", metavar="HOOKS", default=None,
-                      help="hooks module to drive (default: the bundled examples/guard.py)")
+    demo.add_argument(
+        "--hooks",
+        metavar="HOOKS",
+        default=None,
+        help="hooks module to drive (default: the bundled examples/guard.py)",
+    )
 
     schema = sub.add_parser("schema", help="list JSON Schemas, print one, or write them all")
     schema.add_argument("name", nargs="?", metavar="NAME", help="schema to print")
@@ -81,8 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     validate = sub.add_parser("validate", help="check hook outputs or a transcript offline")
     validate.add_argument("file", metavar="FILE", help="JSON file, JSON lines, transcript, or -")
-    validate.add_argument("--event", metavar="EVENT",
-                          help="the hook event of the outputs (when they do not say)")
+    validate.add_argument(
+        "--event", metavar="EVENT", help="the hook event of the outputs (when they do not say)"
+    )
     return parser
 
 

@@ -48,7 +48,10 @@ class Executor:
         self._threads = trio.CapacityLimiter(THREAD_LIMIT)
 
     async def run(
-        self, reg: Registration, input_data: dict[str, Any], tool_use_id: str | None,
+        self,
+        reg: Registration,
+        input_data: dict[str, Any],
+        tool_use_id: str | None,
         ctx: HookContext,
     ) -> Outcome:
         """Run ``reg`` on ``input_data``; return how it ended (never raises but Cancelled)."""
@@ -75,8 +78,9 @@ class Executor:
         if result is None:
             return Outcome("ok", {})
         if not isinstance(result, Mapping):
-            return Outcome("invalid_output",
-                           message=f"expected a dict or None, got {type(result).__name__}")
+            return Outcome(
+                "invalid_output", message=f"expected a dict or None, got {type(result).__name__}"
+            )
         output = _rename(result)
         if self.validate:
             from hookd.validation import prepare_output
@@ -109,8 +113,13 @@ class Executor:
                 return await run_on_asyncio(reg.callback, arg, tool_use_id, ctx)
             case _:
                 return await trio.to_thread.run_sync(
-                    _call_sync, reg.callback, arg, tool_use_id, ctx,
-                    abandon_on_cancel=True, limiter=self._threads,
+                    _call_sync,
+                    reg.callback,
+                    arg,
+                    tool_use_id,
+                    ctx,
+                    abandon_on_cancel=True,
+                    limiter=self._threads,
                 )
 
 
@@ -151,8 +160,14 @@ def _is_cancellation(exc: BaseException) -> bool:
 def _failed(reg: Registration, ctx: HookContext, exc: BaseException) -> Outcome:
     """Log the traceback; the wire gets ``str(exc)`` (the type name if it is empty)."""
     text = "".join(traceback.format_exception(exc))
-    log.error("hook.raised", request_id=ctx.request_id, callback_id=reg.callback_id,
-              event=reg.event, error=type(exc).__name__, traceback=text)
+    log.error(
+        "hook.raised",
+        request_id=ctx.request_id,
+        callback_id=reg.callback_id,
+        _event=reg.event,
+        error=type(exc).__name__,
+        traceback=text,
+    )
     message = str(exc) or type(exc).__name__
     if isinstance(exc, RuntimeError) and "no running event loop" in message:
         message += " (this hook looks written for asyncio: mark it with runner='asyncio')"

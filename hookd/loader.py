@@ -13,9 +13,8 @@ import traceback
 from pathlib import Path
 from types import ModuleType
 
-
 from hookd.api import collecting
-from hookd.registry import Registry, RegistrationError
+from hookd.registry import RegistrationError, Registry
 
 __all__ = ["load_hooks"]
 
@@ -90,5 +89,3 @@ def _failure(spec: str, exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" (line {frames[-1].lineno} of {frames[-1].filename})" if frames else ""
     return f"{spec}: import failed: {type(exc).__name__}: {exc}{where}"
-
-

@@ -45,21 +45,36 @@ async def answer_can_use_tool(
     """Run the permission callback with hookd's default timeout; shape its answer."""
     fn = registry.can_use_tool
     if fn is None:
-        return Answer("unsupported", error_kind=ErrorKind.UNSUPPORTED_REQUEST,
-                      message=NO_PERMISSION_CALLBACK_TEXT)
-    ctx = PermissionContext(request_id, body.tool_use_id, list(body.permission_suggestions or []),
-                            body.blocked_path, body.decision_reason, body.agent_id)
+        return Answer(
+            "unsupported",
+            error_kind=ErrorKind.UNSUPPORTED_REQUEST,
+            message=NO_PERMISSION_CALLBACK_TEXT,
+        )
+    ctx = PermissionContext(
+        request_id,
+        body.tool_use_id,
+        list(body.permission_suggestions or []),
+        body.blocked_path,
+        body.decision_reason,
+        body.agent_id,
+    )
     with trio.move_on_after(registry.default_timeout_s) as scope:
         try:
             result = await _call(fn, body.tool_name, body.input, ctx)
             payload = permission_payload(result, body.input)
         except Exception as exc:
             log.error("permission.raised", request_id=request_id, error=repr(exc))
-            return Answer("exception", error_kind=ErrorKind.HOOK_EXECUTION_ERROR,
-                          message=str(exc) or type(exc).__name__)
+            return Answer(
+                "exception",
+                error_kind=ErrorKind.HOOK_EXECUTION_ERROR,
+                message=str(exc) or type(exc).__name__,
+            )
     if scope.cancelled_caught:
-        return Answer("timeout", error_kind=ErrorKind.HOOK_TIMEOUT,
-                      message=f"can_use_tool gave no answer within {registry.default_timeout_s:g}s")
+        return Answer(
+            "timeout",
+            error_kind=ErrorKind.HOOK_TIMEOUT,
+            message=f"can_use_tool gave no answer within {registry.default_timeout_s:g}s",
+        )
     return Answer("ok", payload=payload, event="can_use_tool")
 
 
@@ -70,8 +85,9 @@ async def _call(fn: Any, tool_name: str, tool_input: dict[str, Any], ctx: Any) -
         case "asyncio":
             return await run_on_asyncio(fn, tool_name, tool_input, ctx)
         case _:
-            result = await trio.to_thread.run_sync(fn, tool_name, tool_input, ctx,
-                                                   abandon_on_cancel=True)
+            result = await trio.to_thread.run_sync(
+                fn, tool_name, tool_input, ctx, abandon_on_cancel=True
+            )
             if inspect.isawaitable(result):
                 raise TypeError("can_use_tool returned an awaitable from a plain function")
             return result
@@ -83,8 +99,10 @@ def permission_payload(result: Any, original_input: dict[str, Any]) -> dict[str,
     behavior = fields.get("behavior")
     if behavior == "allow":
         updated = fields.get("updatedInput", fields.get("updated_input"))
-        out: dict[str, Any] = {"behavior": "allow",
-                               "updatedInput": updated if updated is not None else original_input}
+        out: dict[str, Any] = {
+            "behavior": "allow",
+            "updatedInput": updated if updated is not None else original_input,
+        }
         perms = fields.get("updatedPermissions", fields.get("updated_permissions"))
         if perms:
             out["updatedPermissions"] = [_to_dict(p) for p in perms]

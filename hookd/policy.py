@@ -97,11 +97,20 @@ def blocking_output(event: str, reason: str) -> dict[str, Any] | None:
     """The output that blocks ``event`` with ``reason``; None if it cannot block."""
     match block_style(event):
         case "permission_decision":
-            return {"hookSpecificOutput": {"hookEventName": event, "permissionDecision": "deny",
-                                           "permissionDecisionReason": reason}}
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": event,
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reason,
+                }
+            }
         case "permission_request":
-            return {"hookSpecificOutput": {"hookEventName": event,
-                                           "decision": {"behavior": "deny", "message": reason}}}
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": event,
+                    "decision": {"behavior": "deny", "message": reason},
+                }
+            }
         case "decision":
             return {"decision": "block", "reason": reason}
         case _:
@@ -112,6 +121,9 @@ def abort_output(event: str, reason: str) -> dict[str, Any]:
     """``HookAbortError``'s answer: stop the run, and deny the tool on PreToolUse."""
     out: dict[str, Any] = {"continue": False, "stopReason": reason}
     if block_style(event) == "permission_decision":
-        out["hookSpecificOutput"] = {"hookEventName": event, "permissionDecision": "deny",
-                                     "permissionDecisionReason": reason}
+        out["hookSpecificOutput"] = {
+            "hookEventName": event,
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
     return out

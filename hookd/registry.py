@@ -18,8 +18,8 @@ from typing import Any, Literal, get_type_hints
 from hookd.errors import HookdError
 
 __all__ = [
-    "DEFAULT_TIMEOUT_S",
     "BLOCKING_BY_DEFAULT",
+    "DEFAULT_TIMEOUT_S",
     "HookMatcher",
     "Registration",
     "Registry",
@@ -128,7 +128,9 @@ class Registry:
     def add_hooks(self, hooks: Mapping[str, Iterable[Any]]) -> list[Registration]:
         """Register an SDK-shaped ``hooks`` dict: ``{event: [HookMatcher, ...]}``."""
         if not isinstance(hooks, Mapping):
-            raise RegistrationError(f"hooks must be a dict of event -> matchers, not {_kind(hooks)}")
+            raise RegistrationError(
+                f"hooks must be a dict of event -> matchers, not {_kind(hooks)}"
+            )
         added: list[Registration] = []
         for event, matchers in hooks.items():
             if isinstance(matchers, str | bytes) or not isinstance(matchers, Iterable):
@@ -143,8 +145,13 @@ class Registry:
             raise RegistrationError(f"{where}: event name must be a non-empty string")
         fields = _matcher_fields(m, where)
         with self._lock:
-            group = _Group(event, fields["matcher"], fields["timeout"], fields["on_failure"],
-                           fields["sequential"])
+            group = _Group(
+                event,
+                fields["matcher"],
+                fields["timeout"],
+                fields["on_failure"],
+                fields["sequential"],
+            )
             self._groups.append(group)
             return [self._add_locked(group, cb, fields["retry"], where) for cb in fields["hooks"]]
 
@@ -160,8 +167,9 @@ class Registry:
         runner: Runner | None = None,
     ) -> Registration:
         """Register one callback under its own matcher entry."""
-        m = HookMatcher(matcher=matcher, hooks=[callback], timeout=timeout,
-                        on_failure=on_failure, retry=retry)
+        m = HookMatcher(
+            matcher=matcher, hooks=[callback], timeout=timeout, on_failure=on_failure, retry=retry
+        )
         reg = self.add_matcher(event, m, where=f"@hook({event!r})")[0]
         if runner is not None:
             reg = _replace_runner(reg, runner)
@@ -217,7 +225,9 @@ class Registry:
         with self._lock:
             for g in self._groups:
                 entry: dict[str, Any] = {"matcher": g.matcher, "hookCallbackIds": list(g.ids)}
-                entry["timeout"] = g.timeout_s if g.timeout_s is not None else self.default_timeout_s
+                entry["timeout"] = (
+                    g.timeout_s if g.timeout_s is not None else self.default_timeout_s
+                )
                 entry["onFailure"] = g.on_failure or default_on_failure(g.event)
                 if g.sequential:
                     entry["sequential"] = True
@@ -265,8 +275,14 @@ def _matcher_fields(m: Any, where: str) -> dict[str, Any]:
     if retry is not None and not isinstance(retry, RetryPolicy):
         raise RegistrationError(f"{where}: retry must be a hookd.RetryPolicy")
     sequential = bool(getattr(m, "sequential", False))
-    return {"matcher": matcher, "hooks": hooks, "timeout": timeout, "on_failure": on_failure,
-            "retry": retry, "sequential": sequential}
+    return {
+        "matcher": matcher,
+        "hooks": hooks,
+        "timeout": timeout,
+        "on_failure": on_failure,
+        "retry": retry,
+        "sequential": sequential,
+    }
 
 
 def _check_callable(callback: Any, where: str) -> None:
@@ -305,8 +321,9 @@ def _module_uses_asyncio(fn: Any) -> bool:
     for value in globs.values():
         module = getattr(value, "__module__", None) if not inspect.ismodule(value) else None
         name = value.__name__ if inspect.ismodule(value) else module
-        if isinstance(name, str) and (name == "asyncio" or name.startswith(("asyncio.",
-                                                                            "claude_agent_sdk"))):
+        if isinstance(name, str) and (
+            name == "asyncio" or name.startswith(("asyncio.", "claude_agent_sdk"))
+        ):
             return True
     return False
 

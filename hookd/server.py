@@ -94,8 +94,13 @@ class Server:
         """Requests started and not yet answered or withdrawn."""
         return len(self._inflight)
 
-    async def serve(self, receive: trio.abc.ReceiveStream, send: trio.abc.SendStream,
-                    *, stop: trio.Event | None = None) -> None:
+    async def serve(
+        self,
+        receive: trio.abc.ReceiveStream,
+        send: trio.abc.SendStream,
+        *,
+        stop: trio.Event | None = None,
+    ) -> None:
         """Serve until EOF on ``receive`` (or ``stop``); then cancel, flush and return."""
         async with trio.open_nursery() as outer:
             outer.start_soon(self._writer, send, outer.cancel_scope)
@@ -119,7 +124,7 @@ class Server:
             data = await receive.receive_some(READ_SIZE)
             if not data:
                 break
-            for line in framer.feed(data):
+            for line in framer.feed(bytes(data) if isinstance(data, bytearray) else data):
                 self._on_line(line)
         tail = framer.close()
         if tail is not None:
@@ -167,9 +172,16 @@ class Server:
             return
         if len(self._inflight) >= self.config.max_in_flight:
             limit = self.config.max_in_flight
-            self._finish(call.framing, call.request_id, batch, Answer(
-                "overloaded", error_kind=ErrorKind.OVERLOADED,
-                message=f"too many requests in flight (limit {limit})"))
+            self._finish(
+                call.framing,
+                call.request_id,
+                batch,
+                Answer(
+                    "overloaded",
+                    error_kind=ErrorKind.OVERLOADED,
+                    message=f"too many requests in flight (limit {limit})",
+                ),
+            )
             return
         flight = _Flight(batch)
         self._inflight[key] = flight
@@ -187,11 +199,19 @@ class Server:
         self._batch_item_done(flight.batch, None)
 
     def _on_invalid(self, msg: wire.Invalid, batch: _Batch | None) -> None:
-        log.warning("request.invalid", request_id=msg.request_id, error=msg.message,
-                    error_code=msg.kind.error_code)
+        log.warning(
+            "request.invalid",
+            request_id=msg.request_id,
+            error=msg.message,
+            error_code=msg.kind.error_code,
+        )
         if msg.answer and (msg.request_id is not None or msg.framing == "jsonrpc"):
-            self._finish(msg.framing, msg.request_id, batch,
-                         Answer("invalid", error_kind=msg.kind, message=msg.message))
+            self._finish(
+                msg.framing,
+                msg.request_id,
+                batch,
+                Answer("invalid", error_kind=msg.kind, message=msg.message),
+            )
         else:
             self._batch_item_done(batch, None)
 
@@ -204,12 +224,20 @@ class Server:
     def _on_oversize(self, big: wire.Oversize) -> None:
         limit = self.config.max_line_bytes
         found = wire.recover_id(big.head)
-        log.warning("line.too_long", size=big.size, max_line_bytes=limit,
-                    request_id=found[1] if found else None)
+        log.warning(
+            "line.too_long",
+            size=big.size,
+            max_line_bytes=limit,
+            request_id=found[1] if found else None,
+        )
         if found is not None:
             text = f"message of {big.size} bytes exceeds the line limit of {limit} bytes"
-            self._finish(found[0], found[1], None,
-                         Answer("invalid", error_kind=ErrorKind.INVALID_REQUEST, message=text))
+            self._finish(
+                found[0],
+                found[1],
+                None,
+                Answer("invalid", error_kind=ErrorKind.INVALID_REQUEST, message=text),
+            )
 
     def _on_batch(self, messages: list[wire.Message]) -> None:
         batch = _Batch(len(messages))
@@ -226,12 +254,17 @@ class Server:
                 answer = await self._answer(call)
             except Exception as exc:  # a bug in hookd itself: answer it, keep serving
                 log.exception("internal.error", request_id=call.request_id)
-                answer = Answer("internal_error", error_kind=ErrorKind.INTERNAL_ERROR,
-                                message=f"internal error: {type(exc).__name__}: {exc}")
+                answer = Answer(
+                    "internal_error",
+                    error_kind=ErrorKind.INTERNAL_ERROR,
+                    message=f"internal error: {type(exc).__name__}: {exc}",
+                )
         if flight.withdrawn or answer is None:
             return  # cancelled by the peer or by shutdown: no answer
         del self._inflight[key]
-        self._finish(call.framing, call.request_id, flight.batch, answer, started, call)
+        self._finish(
+            call.framing, call.request_id, flight.batch, answer, started=started, call=call
+        )
 
     async def _run_notification(self, call: wire.Call) -> None:
         answer = await self._answer(call)
@@ -256,21 +289,30 @@ class Server:
 
     def initialize_payload(self) -> dict[str, Any]:
         """The ``initialize`` answer: the hooks map plus hookd's name and version."""
-        return {"hooks": self.registry.hooks_map(),
-                "serverInfo": {"name": "hookd", "version": __version__}}
+        return {
+            "hooks": self.registry.hooks_map(),
+            "serverInfo": {"name": "hookd", "version": __version__},
+        }
 
-    async def _hook_callback(self, request_id: wire.RequestId | None,
-                             body: wire.HookCallback) -> Answer:
+    async def _hook_callback(
+        self, request_id: wire.RequestId | None, body: wire.HookCallback
+    ) -> Answer:
         reg = self.registry.get(body.callback_id)
         if reg is None:
-            return Answer("unknown_callback", error_kind=ErrorKind.UNKNOWN_CALLBACK,
-                          message=UNKNOWN_CALLBACK_TEXT.format(callback_id=body.callback_id))
+            return Answer(
+                "unknown_callback",
+                error_kind=ErrorKind.UNKNOWN_CALLBACK,
+                message=UNKNOWN_CALLBACK_TEXT.format(callback_id=body.callback_id),
+            )
         problem = self._check_input(reg, body.input)
         if problem is not None:
             return Answer("invalid", error_kind=ErrorKind.INVALID_REQUEST, message=problem)
         ctx = HookContext(
-            request_id=request_id, callback_id=reg.callback_id, event=reg.event,
-            tool_use_id=body.tool_use_id, timeout_s=reg.timeout_s,
+            request_id=request_id,
+            callback_id=reg.callback_id,
+            event=reg.event,
+            tool_use_id=body.tool_use_id,
+            timeout_s=reg.timeout_s,
             state=self.registry.session_state(body.input.get("session_id")),
         )
         outcome = await self.executor.run(reg, body.input, body.tool_use_id, ctx)
@@ -284,14 +326,21 @@ class Server:
 
         if reg.event not in EVENTS and reg.event not in self._warned_events:
             self._warned_events.add(reg.event)
-            log.warning("event.unknown", event=reg.event, note="input passed through unchecked")
+            log.warning("event.unknown", _event=reg.event, note="input passed through unchecked")
         return check_input(reg.event, input_data)
 
     # -- answering ----------------------------------------------------------
 
-    def _finish(self, framing: wire.Framing, request_id: wire.RequestId | None,
-                batch: _Batch | None, answer: Answer, started: float | None = None,
-                call: wire.Call | None = None) -> None:
+    def _finish(
+        self,
+        framing: wire.Framing,
+        request_id: wire.RequestId | None,
+        batch: _Batch | None,
+        answer: Answer,
+        *,
+        started: float | None = None,
+        call: wire.Call | None = None,
+    ) -> None:
         obj = self._encode_answer(framing, request_id, answer, call)
         if batch is None:
             self.send_line(wire.encode_message(obj))
@@ -301,8 +350,13 @@ class Server:
         if started is not None and call is not None:
             _log_completed(call, answer, started)
 
-    def _encode_answer(self, framing: wire.Framing, request_id: wire.RequestId | None,
-                       answer: Answer, call: wire.Call | None) -> msgspec.Struct:
+    def _encode_answer(
+        self,
+        framing: wire.Framing,
+        request_id: wire.RequestId | None,
+        answer: Answer,
+        call: wire.Call | None,
+    ) -> msgspec.Struct:
         if answer.error_kind is not None:
             return wire.error_object(framing, request_id, answer.error_kind, answer.message)
         try:
@@ -385,8 +439,12 @@ def _log_completed(call: wire.Call, answer: Answer, started: float) -> None:
     )
 
 
-async def serve(registry: Registry, receive: trio.abc.ReceiveStream, send: trio.abc.SendStream,
-                config: ServeConfig | None = None) -> Server:
+async def serve(
+    registry: Registry,
+    receive: trio.abc.ReceiveStream,
+    send: trio.abc.SendStream,
+    config: ServeConfig | None = None,
+) -> Server:
     """Serve ``registry`` over the two streams until EOF; returns the server."""
     server = Server(registry, config)
     await server.serve(receive, send)

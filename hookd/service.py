@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -40,10 +41,8 @@ def protocol_stdio() -> Iterator[tuple[int, int]]:
         yield proto_in, proto_out
     finally:
         for fd in (proto_in, proto_out):
-            try:
+            with contextlib.suppress(OSError):
                 os.set_blocking(fd, True)
-            except OSError:
-                pass
 
 
 def _fail(message: str) -> int:
@@ -58,8 +57,9 @@ def run_service(args: argparse.Namespace) -> int:
         registry = load_hooks(args.hooks, Registry(default_timeout_s=args.timeout))
     except (HookdError, ValueError) as exc:
         return _fail(str(exc))
-    config = ServeConfig(max_line_bytes=args.max_line_bytes, max_in_flight=args.max_in_flight,
-                         validate=args.validate)
+    config = ServeConfig(
+        max_line_bytes=args.max_line_bytes, max_in_flight=args.max_in_flight, validate=args.validate
+    )
     with protocol_stdio() as (fd_in, fd_out):
         trio.run(_serve, registry, config, fd_in, fd_out)
     hookd_log.flush()
@@ -94,8 +94,17 @@ def check(spec: str) -> int:
         return _fail(str(exc))
     rows = [("ID", "EVENT", "MATCHER", "TIMEOUT", "ON_FAILURE", "RUNS ON", "CALLBACK")]
     for reg in registry.registrations():
-        rows.append((reg.callback_id, reg.event, reg.matcher or "*", f"{reg.timeout_s:g}s",
-                     reg.on_failure, reg.runner, reg.name))
+        rows.append(
+            (
+                reg.callback_id,
+                reg.event,
+                reg.matcher or "*",
+                f"{reg.timeout_s:g}s",
+                reg.on_failure,
+                reg.runner,
+                reg.name,
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())

@@ -211,7 +211,9 @@ def _decode_control(obj: dict[str, Any]) -> Message:
         rid = obj.get("request_id")
         if _is_id(rid) and isinstance(rid, str):
             return Cancel("control", rid)
-        return Invalid("control", None, ErrorKind.INVALID_REQUEST, "cancel without request_id", False)
+        return Invalid(
+            "control", None, ErrorKind.INVALID_REQUEST, "cancel without request_id", False
+        )
     return Passthrough(kind if isinstance(kind, str) else "<untyped>", obj)
 
 
@@ -266,7 +268,9 @@ def _decode_batch(items: list[Any]) -> list[Message]:
         if isinstance(item, dict):
             out.append(_decode_rpc(item))
         else:
-            out.append(Invalid("jsonrpc", None, ErrorKind.INVALID_REQUEST, "batch item not an object"))
+            out.append(
+                Invalid("jsonrpc", None, ErrorKind.INVALID_REQUEST, "batch item not an object")
+            )
     return out
 
 
@@ -287,7 +291,9 @@ def _decode_rpc(obj: dict[str, Any]) -> Message:
         rid = None  # a notification: run, but never answer
     body_type = _RPC_METHODS.get(method)
     if body_type is None:
-        return Invalid("jsonrpc", rid, ErrorKind.UNSUPPORTED_REQUEST, f"Unsupported method: {method}")
+        return Invalid(
+            "jsonrpc", rid, ErrorKind.UNSUPPORTED_REQUEST, f"Unsupported method: {method}"
+        )
     if not isinstance(params, dict):
         return Invalid("jsonrpc", rid, ErrorKind.INVALID_PARAMS, "params: expected an object")
     return _convert_body("jsonrpc", rid, body_type, params, ErrorKind.INVALID_PARAMS)
