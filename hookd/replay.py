@@ -39,6 +39,8 @@ Pace = Literal["causal", "recorded"]
 PROBE_PREFIX: Final = "hookd-replay-"
 STDERR_TAIL_BYTES: Final = 64 * 1024
 MAX_ANSWER_BYTES: Final = 1 << 30
+#: Longest wait for hookd to start and answer the replayer's first ``initialize``.
+START_TIMEOUT_S: Final = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,7 @@ class ReplayResult:
     returncode: int | None = None
     stderr: bytearray = field(default_factory=bytearray)
     probe_ids: tuple[str, str] = ("", "")
+    sent_at: dict[int, float] = field(default_factory=dict)  # transcript line -> trio time
 
     @property
     def ok(self) -> bool:
@@ -110,7 +113,7 @@ class _Player:
 
     async def play(self) -> None:
         plan = self.result.plan
-        if plan.mode == "host" and not await self._handshake():
+        if not await self._handshake():
             return
         for step in plan.steps:
             if not await self._wait_answers(step.after, f"line {step.entry.lineno}"):
@@ -122,7 +125,12 @@ class _Player:
             await self._probe(self.fence_id)
 
     async def _handshake(self) -> bool:
-        answer = await self._probe(self.init_id)
+        """Wait until hookd answers an ``initialize``; in host mode, map the callback ids."""
+        answer = await self._probe(self.init_id, max(START_TIMEOUT_S, self.config.timeout_s))
+        if answer is None:
+            return False
+        if self.result.plan.mode != "host":
+            return True
         try:
             live = flatten_ids(answer["response"]["response"]["hooks"])
         except (KeyError, TypeError):
@@ -149,7 +157,7 @@ class _Player:
         msg = map_callback_ids(step.entry.msg, self.result.mapping)
         if not await self._write(step.entry.wire_bytes(msg), f"line {step.entry.lineno}"):
             return False
-        self.last_sent = trio.current_time()
+        self.last_sent = self.result.sent_at[step.entry.lineno] = trio.current_time()
         if step.key is not None:
             self.sent_at[step.key] = self.last_sent
         return True
@@ -172,10 +180,10 @@ class _Player:
         self.result.errors.append(f"answers still missing after {timeout:g}s (before {before})")
         return False
 
-    async def _probe(self, request_id: str) -> Any:
+    async def _probe(self, request_id: str, timeout_s: float | None = None) -> Any:
         if not await self._write(_probe_line(request_id), f"the {request_id} request"):
             return None
-        with trio.move_on_after(self.config.timeout_s):
+        with trio.move_on_after(timeout_s or self.config.timeout_s):
             answer = await self.result.answers.wait_probe(_probe_key(request_id))
             if answer is not None:
                 return answer
