@@ -90,6 +90,7 @@ def configure(level: str = "info", fmt: LogFormat = "auto", *, fd: int = 2) -> N
         structlog.processors.EventRenamer("msg", replace_by="_event"),
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.format_exc_info,
     ]
     if use_console:
         _sink = None

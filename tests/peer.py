@@ -144,3 +144,24 @@ async def served(
         peer = Peer(to_server, from_server)
         yield peer, server
         await peer.close()
+
+
+@asynccontextmanager
+async def hookd_process(
+    *args: str, stderr: int | None = None
+) -> AsyncIterator[tuple[Peer, trio.Process]]:
+    """A real ``hookd`` process on pipes; killed if still running at the end."""
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "hookd", *args]
+    proc = await trio.lowlevel.open_process(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        yield Peer(proc.stdin, proc.stdout), proc
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()

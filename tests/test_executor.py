@@ -37,12 +37,14 @@ async def _run(cb: Any, **kw: Any) -> Any:
     return await Executor(validate=False).run(reg, {"k": 1}, None, _ctx(reg))
 
 
+@pytest.mark.req("R-071")
 def test_effective_timeout_answers_before_the_cli_does() -> None:
     assert effective_timeout(30) == 29.5
     assert effective_timeout(2) == pytest.approx(1.8)
     assert 0 < effective_timeout(0.1) < 0.1
 
 
+@pytest.mark.req("R-071")
 async def test_default_timeout_is_30s_on_the_fake_clock(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -55,6 +57,7 @@ async def test_default_timeout_is_30s_on_the_fake_clock(
     assert trio.current_time() - start == pytest.approx(29.5)
 
 
+@pytest.mark.req("R-071")
 async def test_matcher_timeout_overrides(autojump_clock: trio.testing.MockClock) -> None:
     async def hang(i: Any, t: Any, c: Any) -> None:
         await trio.sleep(100)
@@ -64,6 +67,7 @@ async def test_matcher_timeout_overrides(autojump_clock: trio.testing.MockClock)
     assert trio.current_time() - start == pytest.approx(4.5)
 
 
+@pytest.mark.req("R-072")
 @pytest.mark.parametrize(
     ("exc", "message"),
     [
@@ -82,6 +86,7 @@ async def test_every_exception_is_recovered(exc: BaseException, message: str) ->
     assert (outcome.kind, outcome.message) == ("exception", message)
 
 
+@pytest.mark.req("R-031", "R-083")
 async def test_abort_and_outputs() -> None:
     async def abort(i: Any, t: Any, c: Any) -> None:
         raise hookd.HookAbortError("stop now")
@@ -99,6 +104,7 @@ async def test_abort_and_outputs() -> None:
     assert bad.kind == "invalid_output" and "got list" in bad.message
 
 
+@pytest.mark.req("R-073")
 async def test_sync_hooks_run_in_a_worker_thread() -> None:
     seen: list[bool] = []
 
@@ -110,6 +116,7 @@ async def test_sync_hooks_run_in_a_worker_thread() -> None:
     assert seen == [False]
 
 
+@pytest.mark.req("R-073", "R-074")
 async def test_hung_sync_hook_times_out_and_sees_cancelled() -> None:
     release = threading.Event()
     noticed: list[bool] = []
@@ -123,6 +130,7 @@ async def test_hung_sync_hook_times_out_and_sees_cancelled() -> None:
     assert noticed == [True]
 
 
+@pytest.mark.req("R-073")
 async def test_asyncio_hooks_run_on_an_asyncio_loop() -> None:
     from tests.hooks.basic import asyncio_hook
 
@@ -130,6 +138,7 @@ async def test_asyncio_hooks_run_on_an_asyncio_loop() -> None:
     assert outcome.output == {"systemMessage": "asyncio loop running: True"}
 
 
+@pytest.mark.req("R-073")
 async def test_asyncio_hook_timeout_cancels_the_asyncio_task() -> None:
     import asyncio
 
@@ -147,6 +156,7 @@ async def test_asyncio_hook_timeout_cancels_the_asyncio_task() -> None:
     assert await trio.to_thread.run_sync(cancelled.wait, 5)
 
 
+@pytest.mark.req("R-075")
 async def test_retries_on_the_fake_clock(autojump_clock: trio.testing.MockClock) -> None:
     attempts: list[int] = []
 
@@ -163,6 +173,7 @@ async def test_retries_on_the_fake_clock(autojump_clock: trio.testing.MockClock)
     assert trio.current_time() - start == pytest.approx(1 + 2)
 
 
+@pytest.mark.req("R-075")
 async def test_retries_stop_at_the_deadline(autojump_clock: trio.testing.MockClock) -> None:
     async def always(i: Any, t: Any, c: Any) -> None:
         raise hookd.RetryableHookError("still down")
@@ -173,6 +184,7 @@ async def test_retries_stop_at_the_deadline(autojump_clock: trio.testing.MockClo
     assert (exhausted.kind, exhausted.message) == ("exception", "still down")
 
 
+@pytest.mark.req("R-075")
 async def test_other_exceptions_are_not_retried() -> None:
     calls: list[int] = []
 

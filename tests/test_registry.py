@@ -20,6 +20,7 @@ async def cb_b(i: Any, t: Any, c: Any) -> None: ...
 def cb_sync(i: Any, t: Any, c: Any) -> None: ...
 
 
+@pytest.mark.req("R-020", "R-021", "R-022")
 def test_ids_follow_event_then_matcher_then_callback() -> None:
     reg = Registry()
     reg.add_hooks(
@@ -107,6 +108,7 @@ def test_runner_detection() -> None:
     assert detect_runner(basic.slow) == "trio"  # marked with hookd.runs_on("trio")
 
 
+@pytest.mark.req("R-021")
 def test_loader_collects_decorators_then_the_hooks_dict() -> None:
     reg = load_hooks(str(HERE / "hooks" / "basic.py"))
     first = reg.get("hook_1")
@@ -125,6 +127,7 @@ def test_decorator_registers_into_the_default_registry_outside_loading() -> None
     assert len(hookd.api.current_registry()) == before + 1
 
 
+@pytest.mark.req("R-103")
 @pytest.mark.parametrize(
     ("source", "message"),
     [

@@ -22,6 +22,7 @@ def basic() -> Registry:
     return load_hooks(BASIC)
 
 
+@pytest.mark.req("R-020", "R-022")
 async def test_initialize_reports_registrations_and_server_info() -> None:
     async with served(basic()) as (peer, _):
         init = {
@@ -45,6 +46,7 @@ async def test_initialize_reports_registrations_and_server_info() -> None:
         assert first["hooks"]["Stop"][0]["hookCallbackIds"] == ["hook_12", "hook_13"]
 
 
+@pytest.mark.req("R-030")
 async def test_hook_callback_answers_the_hook_output() -> None:
     async with served(basic()) as (peer, _):
         await peer.send(hook_request("r1", "hook_2", pre_tool_use(), "toolu_1"))
@@ -65,6 +67,7 @@ async def test_hook_callback_answers_the_hook_output() -> None:
         }
 
 
+@pytest.mark.req("R-031", "R-074")
 async def test_none_becomes_empty_object_and_state_is_per_session() -> None:
     async with served(basic()) as (peer, _):
         await peer.send(hook_request("a", "hook_12", event_input("Stop", stop_hook_active=False)))
@@ -79,6 +82,7 @@ async def test_none_becomes_empty_object_and_state_is_per_session() -> None:
         assert payload(got["d"]) == {"systemMessage": "seen 1"}
 
 
+@pytest.mark.req("R-032", "R-033", "R-034")
 @pytest.mark.parametrize(
     ("request_body", "text", "code"),
     [
@@ -110,6 +114,7 @@ async def test_error_answers(request_body: dict[str, Any], text: str, code: str)
         assert error(await peer.recv()) == (text, code)
 
 
+@pytest.mark.req("R-070")
 async def test_a_slow_hook_never_delays_another(autojump_clock: trio.testing.MockClock) -> None:
     async with served(basic()) as (peer, _):
         await peer.send(
@@ -120,6 +125,7 @@ async def test_a_slow_hook_never_delays_another(autojump_clock: trio.testing.Moc
         assert [m["response"]["request_id"] for m in (first, second)] == ["fast", "slow"]
 
 
+@pytest.mark.req("R-040", "R-035")
 async def test_cancel_means_no_answer(autojump_clock: trio.testing.MockClock) -> None:
     async with served(basic()) as (peer, server):
         await peer.send(hook_request("c1", "hook_3", pre_tool_use("Slow", sleep_s=3)))
@@ -135,6 +141,7 @@ async def test_cancel_means_no_answer(autojump_clock: trio.testing.MockClock) ->
         assert server.in_flight == 0
 
 
+@pytest.mark.req("R-070", "R-035")
 async def test_hundred_concurrent_slow_hooks_finish_together(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -148,6 +155,7 @@ async def test_hundred_concurrent_slow_hooks_finish_together(
         assert trio.current_time() - start == pytest.approx(1.0)
 
 
+@pytest.mark.req("R-002")
 async def test_malformed_lines_are_skipped_and_service_continues() -> None:
     async with served(basic()) as (peer, _):
         await peer.send(
@@ -164,6 +172,7 @@ async def test_malformed_lines_are_skipped_and_service_continues() -> None:
         assert (await peer.recv())["response"]["request_id"] == "good"
 
 
+@pytest.mark.req("R-001")
 async def test_one_byte_trickle() -> None:
     async with served(basic()) as (peer, _):
         data = json.dumps(hook_request("t", "hook_2", pre_tool_use())).encode() + b"\r\n"
@@ -172,6 +181,7 @@ async def test_one_byte_trickle() -> None:
         assert (await peer.recv())["response"]["request_id"] == "t"
 
 
+@pytest.mark.req("R-100")
 async def test_eof_with_hooks_in_flight_cancels_them_and_closes_output() -> None:
     async with served(basic()) as (peer, server):
         await peer.send(
@@ -184,6 +194,7 @@ async def test_eof_with_hooks_in_flight_cancels_them_and_closes_output() -> None
         assert server.in_flight == 0
 
 
+@pytest.mark.req("R-041")
 async def test_duplicate_in_flight_request_id_is_ignored(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -194,6 +205,7 @@ async def test_duplicate_in_flight_request_id_is_ignored(
         await peer.expect_silence(5)
 
 
+@pytest.mark.req("R-042")
 async def test_excess_in_flight_requests_are_refused() -> None:
     async with served(basic(), ServeConfig(max_in_flight=2)) as (peer, _):
         await peer.send(*[hook_request(f"h{i}", "hook_4", pre_tool_use("Hang")) for i in range(3)])
@@ -201,6 +213,7 @@ async def test_excess_in_flight_requests_are_refused() -> None:
         assert code == "overloaded" and "limit 2" in text
 
 
+@pytest.mark.req("R-003")
 async def test_oversize_line_is_answered_when_its_id_is_readable() -> None:
     async with served(basic(), ServeConfig(max_line_bytes=1000)) as (peer, _):
         big = hook_request("big", "hook_2", pre_tool_use(padding="x" * 5000))
@@ -223,6 +236,7 @@ def rpc(method: str, params: dict[str, Any] | None = None, id: Any = None) -> di
     return msg
 
 
+@pytest.mark.req("R-010", "R-011", "R-033")
 async def test_jsonrpc_request_error_and_notification() -> None:
     async with served(basic()) as (peer, _):
         await peer.send(rpc("hook_callback", {"callback_id": "hook_2", "input": pre_tool_use()}))
@@ -241,6 +255,7 @@ async def test_jsonrpc_request_error_and_notification() -> None:
         assert got[3]["error"]["code"] == -32601
 
 
+@pytest.mark.req("R-014", "R-012")
 async def test_jsonrpc_parse_error_and_invalid_request() -> None:
     async with served(basic()) as (peer, _):
         await peer.send(b'{"jsonrpc": "2.0", "method": oops}\n', b"[]\n")
@@ -249,6 +264,7 @@ async def test_jsonrpc_parse_error_and_invalid_request() -> None:
         assert empty["id"] is None and empty["error"]["code"] == -32600
 
 
+@pytest.mark.req("R-012")
 async def test_jsonrpc_batch_is_answered_as_one_array() -> None:
     async with served(basic()) as (peer, _):
         await peer.send(
@@ -264,6 +280,7 @@ async def test_jsonrpc_batch_is_answered_as_one_array() -> None:
         assert sorted(a["id"] for a in answers) == [1, 2, 3]
 
 
+@pytest.mark.req("R-013")
 async def test_jsonrpc_cancel_request(autojump_clock: trio.testing.MockClock) -> None:
     async with served(basic()) as (peer, _):
         await peer.send(
@@ -278,6 +295,7 @@ async def test_jsonrpc_cancel_request(autojump_clock: trio.testing.MockClock) ->
         await peer.expect_silence(5)
 
 
+@pytest.mark.req("R-030")
 async def test_sdk_hook_matcher_module_runs_unchanged(tmp_path: Path) -> None:
     module = tmp_path / "sdk_hooks.py"
     module.write_text(
@@ -299,6 +317,7 @@ async def test_sdk_hook_matcher_module_runs_unchanged(tmp_path: Path) -> None:
         assert payload(got["b"]) == {}
 
 
+@pytest.mark.req("R-021")
 async def test_decorated_and_dict_registrations_mix() -> None:
     reg = Registry()
 

@@ -17,11 +17,13 @@ HOOK = (
 )
 
 
+@pytest.mark.req("R-030")
 def test_hook_callback_decodes_to_a_call() -> None:
     msg = wire.decode_line(HOOK)
     assert msg == wire.Call("control", "r1", wire.HookCallback("hook_1", {"x": 1}, "t1"))
 
 
+@pytest.mark.req("R-093")
 def test_unknown_fields_are_accepted() -> None:
     line = (
         b'{"type":"control_request","request_id":"r","extra":1,"request":{"subtype":'
@@ -30,11 +32,13 @@ def test_unknown_fields_are_accepted() -> None:
     assert isinstance(wire.decode_line(line), wire.Call)
 
 
+@pytest.mark.req("R-040")
 def test_cancel() -> None:
     msg = wire.decode_line(b'{"type":"control_cancel_request","request_id":"r1"}')
     assert msg == wire.Cancel("control", "r1")
 
 
+@pytest.mark.req("R-033", "R-034")
 @pytest.mark.parametrize(
     ("line", "kind", "request_id", "answer"),
     [
@@ -98,6 +102,7 @@ def test_broken_requests_become_invalid(
     assert (msg.kind, msg.request_id, msg.answer) == (kind, request_id, answer)
 
 
+@pytest.mark.req("R-034")
 def test_missing_callback_id_names_the_field() -> None:
     line = b'{"type":"control_request","request_id":"r","request":{"subtype":"hook_callback"}}'
     msg = wire.decode_line(line)
@@ -105,6 +110,7 @@ def test_missing_callback_id_names_the_field() -> None:
     assert "callback_id" in msg.message
 
 
+@pytest.mark.req("R-002")
 @pytest.mark.parametrize(
     "line",
     [
@@ -119,6 +125,7 @@ def test_other_messages_pass_through(line: bytes) -> None:
     assert isinstance(wire.decode_line(line), wire.Passthrough)
 
 
+@pytest.mark.req("R-010", "R-011", "R-013")
 def test_jsonrpc_request_notification_and_cancel() -> None:
     req = wire.decode_line(b'{"jsonrpc":"2.0","id":"a","method":"initialize"}')
     assert req == wire.Call("jsonrpc", "a", wire.Initialize())
@@ -134,12 +141,14 @@ def test_jsonrpc_request_notification_and_cancel() -> None:
     assert isinstance(dispatch, wire.Call) and isinstance(dispatch.body, wire.HookDispatch)
 
 
+@pytest.mark.req("R-012")
 def test_jsonrpc_batch_is_a_list() -> None:
     batch = wire.decode_line(b'[{"jsonrpc":"2.0","id":1,"method":"initialize"}, 5]')
     assert isinstance(batch, list) and len(batch) == 2
     assert isinstance(batch[0], wire.Call) and isinstance(batch[1], wire.Invalid)
 
 
+@pytest.mark.req("R-010")
 def test_encode_success_and_error_shapes() -> None:
     ok = json.loads(wire.encode_success("control", "r1", {"continue": True}))
     assert ok == {
@@ -173,6 +182,7 @@ def test_unencodable_payload_raises_type_error() -> None:
 # ------------------------------------------------------------------------- framing
 
 
+@pytest.mark.req("R-001")
 def test_framer_reassembles_lines_split_across_reads() -> None:
     framer = wire.LineFramer()
     data = HOOK + b"\r\n\n   \n" + HOOK + b"\n"
@@ -183,12 +193,14 @@ def test_framer_reassembles_lines_split_across_reads() -> None:
     assert framer.pending_bytes == 0
 
 
+@pytest.mark.req("R-001")
 def test_framer_yields_a_final_line_without_newline_at_close() -> None:
     framer = wire.LineFramer()
     assert list(framer.feed(b'{"a":1}\n{"b"')) == [b'{"a":1}']
     assert framer.close() == b'{"b"'
 
 
+@pytest.mark.req("R-003")
 def test_framer_discards_oversize_lines_and_keeps_going() -> None:
     framer = wire.LineFramer(max_line_bytes=100)
     head = b'{"type":"control_request","request_id":"big","request":{"x":"'
@@ -203,6 +215,7 @@ def test_framer_discards_oversize_lines_and_keeps_going() -> None:
     assert ok == b'{"ok":1}'
 
 
+@pytest.mark.req("R-003")
 def test_oversize_complete_line_in_one_read() -> None:
     framer = wire.LineFramer(max_line_bytes=10)
     out = list(framer.feed(b'{"jsonrpc":"2.0","id":12,"method":"x"}\nshort\n'))
@@ -221,6 +234,7 @@ def test_codec_imports_neither_trio_nor_structlog() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.req("R-050")
 def test_error_codes_are_unique() -> None:
     codes = [k.error_code for k in ErrorKind]
     rpc = [k.jsonrpc_code for k in ErrorKind]
