@@ -8,6 +8,8 @@ means the CLI withdrew the request or hookd is shutting down.
 
 from __future__ import annotations
 
+import inspect
+import time
 import traceback
 from collections.abc import Mapping
 from typing import Any, Final
@@ -17,6 +19,7 @@ import structlog
 import trio
 
 from hookd._aio import run_on_asyncio
+from hookd._watchdog import HookStuckError, watched
 from hookd.context import HookContext
 from hookd.errors import HookAbortError, InvalidOutputError, RetryableHookError
 from hookd.policy import Outcome
@@ -57,11 +60,20 @@ class Executor:
         """Run ``reg`` on ``input_data``; return how it ended (never raises but Cancelled)."""
         arg = _typed_input(reg, input_data)
         timeout_s = effective_timeout(reg.timeout_s)
+        deadline = time.monotonic() + timeout_s
         with trio.move_on_after(timeout_s) as scope:
             try:
-                result = await self._attempts(reg, arg, tool_use_id, ctx)
+                result = await self._attempts(reg, arg, tool_use_id, ctx, deadline)
             except HookAbortError as exc:
                 return Outcome("abort", message=exc.reason or "aborted by hook")
+            except HookStuckError:
+                ctx.cancel()
+                log.error("hook.stuck", callback_id=reg.callback_id, timeout_s=timeout_s)
+                return Outcome(
+                    "timeout",
+                    message=f"held the event loop past {timeout_s:g}s "
+                    "without awaiting (interrupted)",
+                )
             except BaseException as exc:
                 if _is_cancellation(exc):
                     ctx.cancel()
@@ -92,23 +104,36 @@ class Executor:
         return Outcome("ok", output)
 
     async def _attempts(
-        self, reg: Registration, arg: Any, tool_use_id: str | None, ctx: HookContext
+        self,
+        reg: Registration,
+        arg: Any,
+        tool_use_id: str | None,
+        ctx: HookContext,
+        deadline: float,
     ) -> Any:
         if reg.retry is None:
-            return await self._call(reg, arg, tool_use_id, ctx)
+            return await self._call(reg, arg, tool_use_id, ctx, deadline)
         from hookd._retry import retrying
 
         async for attempt in retrying(reg, ctx):
             with attempt:
-                return await self._call(reg, arg, tool_use_id, ctx)
+                return await self._call(reg, arg, tool_use_id, ctx, deadline)
         raise RetryableHookError("retries exhausted")  # pragma: no cover - reraise=True
 
     async def _call(
-        self, reg: Registration, arg: Any, tool_use_id: str | None, ctx: HookContext
+        self,
+        reg: Registration,
+        arg: Any,
+        tool_use_id: str | None,
+        ctx: HookContext,
+        deadline: float,
     ) -> Any:
         match reg.runner:
             case "trio":
-                return await reg.callback(arg, tool_use_id, ctx)
+                awaitable = reg.callback(arg, tool_use_id, ctx)
+                if inspect.iscoroutine(awaitable):
+                    return await watched(awaitable, deadline)
+                return await awaitable
             case "asyncio":
                 return await run_on_asyncio(reg.callback, arg, tool_use_id, ctx)
             case _:

@@ -194,3 +194,25 @@ async def test_other_exceptions_are_not_retried() -> None:
 
     outcome = await _run(broken, retry=RetryPolicy(attempts=5, backoff_s=0))
     assert outcome.kind == "exception" and calls == [1]
+
+
+@pytest.mark.req("R-076")
+async def test_busy_looping_async_hook_is_interrupted_and_answered_as_timeout() -> None:
+    import time
+
+    async def spin(i: Any, t: Any, c: Any) -> None:
+        end = time.monotonic() + 30
+        while time.monotonic() < end:  # never awaits: trio alone could not stop this
+            pass
+
+    start = time.monotonic()
+    outcome = await _run(spin, timeout=0.5)
+    assert outcome.kind == "timeout" and "without awaiting" in outcome.message
+    assert time.monotonic() - start < 2
+    # the event loop is healthy afterwards
+    await trio.sleep(0.01)
+    assert (await _run(_quick)).output == {"systemMessage": "quick"}
+
+
+async def _quick(i: Any, t: Any, c: Any) -> dict[str, Any]:
+    return {"systemMessage": "quick"}
