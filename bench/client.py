@@ -21,7 +21,6 @@ import subprocess
 import tempfile
 import threading
 import time
-from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -29,12 +28,12 @@ from typing import Any, Final
 import msgspec
 
 from bench import workload
+from bench.flow import Flow
 from bench.workload import Block
 
 __all__ = ["Contender", "ContenderError", "Handshake", "RunResult"]
 
 READ_BYTES: Final = 1 << 20
-KEEP_BYTES: Final = 1 << 21
 CLK_TCK: Final = os.sysconf("SC_CLK_TCK")
 
 
@@ -68,57 +67,6 @@ class RunResult:
         if not self.latencies_ns:
             return None
         return self.latencies_ns[round(q * (len(self.latencies_ns) - 1))] / 1000
-
-
-class _Flow:
-    """State of one run: what was sent and answered, and when."""
-
-    def __init__(self, block: Block, n: int, window: int, marks: Sequence[int]) -> None:
-        self.block, self.n, self.window = block, n, window
-        self.view = memoryview(block.data)
-        self.sent = self.answered = 0
-        self.sends: array[int] = array("q")
-        self.recvs: array[int] = array("q")
-        self.kept: list[bytes] = []
-        self.kept_bytes = 0
-        self.tail = b"\n"
-        self.marks = sorted(marks, reverse=True)
-        self.rss_kib_at: dict[int, int] = {}
-
-    def absorb(self, chunk: bytes, now_ns: int, pid: int) -> None:
-        self.answered += chunk.count(b"\n")
-        self.recvs.append(self.answered)
-        self.recvs.append(now_ns)
-        self.tail = chunk
-        if self.kept_bytes < KEEP_BYTES:
-            self.kept.append(chunk)
-            self.kept_bytes += len(chunk)
-        while self.marks and self.answered >= self.marks[-1]:
-            self.rss_kib_at[self.marks.pop()] = proc_status(pid)["VmRSS"]
-
-    def slices(self, target: int) -> list[memoryview]:
-        """The byte ranges holding requests ``sent`` .. ``target`` (cycling the block)."""
-        out, count, start = [], target - self.sent, self.sent % self.block.n
-        offsets = self.block.offsets
-        while count:
-            stop = min(self.block.n, start + count)
-            out.append(self.view[offsets[start] : offsets[stop]])
-            count -= stop - start
-            start = 0
-        return out
-
-    def latencies_ns(self) -> list[int]:
-        """Sorted per-request latencies, the k-th answer matched to the k-th request."""
-        sends, recvs, out = self.sends, self.recvs, []
-        si = ri = 0
-        for k in range(self.n):
-            while sends[si] <= k:
-                si += 2
-            while recvs[ri] <= k:
-                ri += 2
-            out.append(recvs[ri + 1] - sends[si + 1])
-        out.sort()
-        return out
 
 
 class Contender:
@@ -228,7 +176,7 @@ class Contender:
 
         ``verify=False`` only counts lines (for calibrating against ``cat``).
         """
-        flow = _Flow(block, n, window, rss_marks)
+        flow = Flow(block, n, window, rss_marks, lambda: proc_status(self.proc.pid)["VmRSS"])
         watchdog = threading.Timer(timeout_s, self._expire)
         watchdog.start()
         cpu0, own0 = self.cpu_s(), _own_cpu_s()
@@ -243,8 +191,8 @@ class Contender:
         lat = flow.latencies_ns() if latency else []
         return RunResult(n, window, wall_s, own_cpu, cpu, checked, lat, flow.rss_kib_at)
 
-    def _pump(self, flow: _Flow) -> None:
-        read, clock, rfd, pid = os.read, time.perf_counter_ns, self._rfd, self.proc.pid
+    def _pump(self, flow: Flow) -> None:
+        read, clock, rfd = os.read, time.perf_counter_ns, self._rfd
         n, window = flow.n, flow.window
         self._send(flow, min(n, window))
         while flow.answered < n:
@@ -252,19 +200,19 @@ class Contender:
             now = clock()
             if not chunk:
                 raise ContenderError(self._death() + self.stderr_tail())
-            flow.absorb(chunk, now, pid)
+            flow.absorb(chunk, now)
             target = min(n, flow.answered + window)
             if target > flow.sent:
                 self._send(flow, target)
 
-    def _send(self, flow: _Flow, target: int) -> None:
+    def _send(self, flow: Flow, target: int) -> None:
         flow.sends.append(target)
         flow.sends.append(time.perf_counter_ns())
         for piece in flow.slices(target):
             self._write_all(piece, flow)
         flow.sent = target
 
-    def _write_all(self, data: bytes | memoryview, flow: _Flow | None = None) -> None:
+    def _write_all(self, data: bytes | memoryview, flow: Flow | None = None) -> None:
         """Write everything; while the pipe is full, keep reading answers."""
         view = memoryview(data)
         while view:
@@ -280,9 +228,9 @@ class Contender:
                     chunk = os.read(self._rfd, READ_BYTES)
                     if not chunk:
                         raise ContenderError(self._death() + self.stderr_tail())
-                    flow.absorb(chunk, time.perf_counter_ns(), self.proc.pid)
+                    flow.absorb(chunk, time.perf_counter_ns())
 
-    def _verify(self, flow: _Flow) -> int:
+    def _verify(self, flow: Flow) -> int:
         if flow.answered != flow.n or not flow.tail.endswith(b"\n"):
             raise ContenderError(f"{flow.answered} answer lines for {flow.n} requests")
         # Beyond the first block.n - window answers, an id may legitimately repeat.

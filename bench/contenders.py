@@ -53,18 +53,25 @@ class Counts:
     rss_first: int = 10_000
     rss_total: int = 1_000_000
     per_call_n: int = 300
+    per_call_plot_n: int = 100  # spawn-per-call at windows other than 1 and 64 (plot only)
     sleepers: int = 1_000
     run_timeout_s: float = 240.0
 
-    def requests(self, spec: Spec) -> int:
-        return self.per_call_n if spec.spawns_per_call else self.n
+    def requests(self, spec: Spec, window: int = 1) -> int:
+        if not spec.spawns_per_call:
+            return self.n
+        return self.per_call_n if window in (1, 64) else self.per_call_plot_n
 
 
 CONTENDERS: Final = (
     Spec("floor", (PYTHON, str(BENCH / "floor.py"))),
     Spec("hookd", (HOOKD, "serve", str(BENCH / "hook_allow.py"))),
-    Spec("hookd-novalidate", (HOOKD, "serve", "--no-validate", str(BENCH / "hook_allow.py"))),
-    Spec("sdk", (PYTHON, str(BENCH / "sdk_contender.py")), sends_initialize=True),
+    Spec(
+        "hookd-novalidate",
+        (HOOKD, "serve", "--no-validate", str(BENCH / "hook_allow.py")),
+        long_rss=False,
+    ),
+    Spec("sdk", (PYTHON, str(BENCH / "sdk_contender.py")), sends_initialize=True, long_rss=False),
     Spec(
         "command",
         (PYTHON, str(BENCH / "command_contender.py")),
@@ -138,7 +145,8 @@ def _throughput(session: Session, counts: Counts, log: Log) -> dict[str, Any]:
         block = session.block(handshake, n)
         contender.run(block, min(n, counts.warmup), 16, timeout_s=counts.run_timeout_s)
         for window in counts.windows:
-            run = contender.run(block, n, window, timeout_s=counts.run_timeout_s)
+            count = counts.requests(session.spec, window)
+            run = contender.run(block, count, window, timeout_s=counts.run_timeout_s)
             runs[str(window)] = summary(run)
             log(f"[{session.spec.name}] W={window}: {run.answers_per_s:,.0f} ans/s")
         if not session.spec.spawns_per_call:

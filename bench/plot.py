@@ -11,7 +11,14 @@ __all__ = ["latency_svg"]
 
 WIDTH, HEIGHT = 820, 480
 LEFT, RIGHT, TOP, BOTTOM = 90, 600, 60, 410
-COLORS: Final = ("#444444", "#1f6fd1", "#7fb3ef", "#e07b00", "#c8102e", "#2a9d3f", "#8e44ad")
+COLORS: Final = {
+    "floor": "#444444",
+    "hookd": "#1f6fd1",
+    "hookd-novalidate": "#1f6fd1",
+    "sdk": "#e07b00",
+    "command": "#c8102e",
+}
+SPARE_COLORS: Final = ("#2a9d3f", "#8e44ad", "#8c564b")
 DASHED: Final = frozenset({"hookd-novalidate"})
 Series = Mapping[str, Sequence[tuple[int, float]]]
 
@@ -20,7 +27,7 @@ def _human_us(value_us: float) -> str:
     for scale, unit in ((1e6, "s"), (1e3, "ms")):
         if value_us >= scale:
             return f"{value_us / scale:g} {unit}"
-    return f"{value_us:g} us"
+    return f"{value_us:g} \u00b5s"
 
 
 class _Axes:
@@ -62,7 +69,7 @@ def _grid(axes: _Axes, windows: Sequence[int]) -> list[str]:
 def _lines(axes: _Axes, series: Series) -> list[str]:
     out = []
     for index, (name, points) in enumerate(series.items()):
-        color = COLORS[index % len(COLORS)]
+        color = COLORS.get(name, SPARE_COLORS[index % len(SPARE_COLORS)])
         dash = ' stroke-dasharray="7 4"' if name in DASHED else ""
         coords = " ".join(f"{axes.x(w):.1f},{axes.y(v):.1f}" for w, v in points)
         out.append(

@@ -22,7 +22,15 @@ from typing import Any
 from bench import plot, report
 from bench.contenders import CONTENDERS, ROOT, Counts, calibrate, measure, measure_sleepers
 
-QUICK = Counts(n=2_000, warmup=200, spawns=1, rss_first=2_000, rss_total=20_000, per_call_n=30)
+QUICK = Counts(
+    n=2_000,
+    warmup=200,
+    spawns=1,
+    rss_first=2_000,
+    rss_total=20_000,
+    per_call_n=30,
+    per_call_plot_n=10,
+)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -116,9 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def write(out: Path, results: dict[str, Any]) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "latest.json").write_text(json.dumps(results, indent=2) + "\n")
+    (out / "latest.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     subtitle = f"{results['meta']['timestamp']}, {results['meta']['mode']} run, log-log"
-    (out / "latency.svg").write_text(plot.latency_svg(latency_series(results), subtitle))
+    svg = plot.latency_svg(latency_series(results), subtitle)
+    (out / "latency.svg").write_text(svg, encoding="utf-8")
 
 
 if __name__ == "__main__":
