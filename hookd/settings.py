@@ -25,6 +25,7 @@ import msgspec
 from hookd.command import add_command
 from hookd.errors import HookdError
 from hookd.exit_code import EXIT_2
+from hookd.matcher import MatcherError, compile_matcher
 from hookd.registry import Registry, RetryPolicy
 
 __all__ = ["SettingsError", "load_settings", "project_dir"]
@@ -156,6 +157,11 @@ class _Loader:
         matcher, handlers = group.get("matcher"), group.get("hooks")
         if matcher is not None and not isinstance(matcher, str):
             self.warn(where, f"matcher must be a string, got {_json_kind(matcher)}; skipped")
+            return
+        try:
+            compile_matcher(matcher)
+        except MatcherError as exc:
+            self.warn(where, f"{exc}; skipped")
             return
         if not isinstance(handlers, list):
             self.warn(
