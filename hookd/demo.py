@@ -145,11 +145,15 @@ async def _step(
         cid, matcher = entry.split(":", 1)
         if tool is not None and matcher not in ("*", tool):
             continue  # the CLI matches before calling: so does the demo
+        tool_use_id = f"toolu_demo_{client.n + 1}" if tool else None
+        input_data = {**SESSION, "hook_event_name": event, **extra}
+        if tool_use_id:
+            input_data["tool_use_id"] = tool_use_id
         request = {
             "subtype": "hook_callback",
             "callback_id": cid,
-            "input": {**SESSION, "hook_event_name": event, **extra},
-            "tool_use_id": "toolu_demo" if tool else None,
+            "input": input_data,
+            "tool_use_id": tool_use_id,
         }
         response, ms = await client.call(request)
         print(f"{event:<17} {doing:<32} {cid:<7} {_verdict(response):<58} {ms:6.1f} ms")

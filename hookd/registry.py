@@ -302,30 +302,51 @@ def _check_callable(callback: Any, where: str) -> None:
 def detect_runner(callback: Any) -> Runner:
     """Where a callback runs: trio, the asyncio loop thread, or a worker thread.
 
-    Coroutine functions run on trio unless they are marked for asyncio
-    (``runner="asyncio"``) or their module imports asyncio (SDK hook code does).
+    Coroutine functions run on trio unless marked (``runner="asyncio"``) or
+    written for asyncio: their code uses asyncio (or the Claude Agent SDK), or
+    uses neither library while their module imports asyncio and not trio.
     """
     marked = getattr(callback, "__hookd_runner__", None)
     if marked in ("trio", "asyncio", "thread"):
         return marked  # type: ignore[no-any-return]
     target = inspect.unwrap(callback)
     call = getattr(target, "__call__", None)  # noqa: B004 - callable objects
-    is_async = inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(call)
-    if not is_async:
+    if not (inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(call)):
         return "thread"
-    return "asyncio" if _module_uses_asyncio(target) else "trio"
+    fn = target if inspect.isfunction(target) else getattr(call, "__func__", call)
+    globs: dict[str, Any] = getattr(fn, "__globals__", None) or {}
+    code = getattr(fn, "__code__", None)
+    used = _libraries(globs, _names(code)) if code is not None else set()
+    if not used:
+        used = _libraries(globs, globs)
+        if "trio" in used:
+            return "trio"
+    return "asyncio" if "asyncio" in used and "trio" not in used else "trio"
 
 
-def _module_uses_asyncio(fn: Any) -> bool:
-    globs = getattr(fn, "__globals__", None) or {}
-    for value in globs.values():
-        module = getattr(value, "__module__", None) if not inspect.ismodule(value) else None
-        name = value.__name__ if inspect.ismodule(value) else module
-        if isinstance(name, str) and (
-            name == "asyncio" or name.startswith(("asyncio.", "claude_agent_sdk"))
-        ):
-            return True
-    return False
+def _names(code: Any) -> set[str]:
+    """Global names a code object (and the code nested in it) refers to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            names |= _names(const)
+    return names
+
+
+def _libraries(globs: Mapping[str, Any], names: Iterable[str]) -> set[str]:
+    """Which of trio / asyncio the given global names come from."""
+    found: set[str] = set()
+    for name in names:
+        value = globs.get(name)
+        if value is None:
+            continue
+        origin = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", "")
+        root = str(origin or "").split(".")[0]
+        if root in ("asyncio", "claude_agent_sdk", "anyio"):
+            found.add("asyncio" if root != "anyio" else "anyio")
+        elif root == "trio":
+            found.add("trio")
+    return found
 
 
 def _wanted_input_type(callback: Any) -> type[Any] | None:

@@ -7,6 +7,7 @@ cancelled one, which is never answered.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -114,6 +115,8 @@ class Server:
                 self._shutdown()
             self._closing = True
             self._wake_writer.set()
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await send.aclose()
         hookd_log.flush()
 
     # -- reading ------------------------------------------------------------
