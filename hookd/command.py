@@ -82,7 +82,7 @@ class CommandHook:
                 max_output_bytes=self.max_output_bytes,
                 grace_s=self.grace_s,
             )
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command
             return self._not_started(context, exc)
         self._log(context, done, started)
         if self._retryable(done.returncode, context):
@@ -107,9 +107,11 @@ class CommandHook:
             and context.attempt < policy.attempts
         )
 
-    def _not_started(self, context: HookContext, exc: OSError) -> dict[str, Any]:
-        where = f": {exc.filename}" if exc.filename else ""
-        message = f"hook command `{self.label}` could not start: {exc.strerror or exc}{where}"
+    def _not_started(self, context: HookContext, exc: Exception) -> dict[str, Any]:
+        reason = str(exc)
+        if isinstance(exc, OSError) and exc.strerror:
+            reason = exc.strerror + (f": {exc.filename}" if exc.filename else "")
+        message = f"hook command `{self.label}` could not start: {reason}"
         log.warning(
             "command.not_started",
             request_id=context.request_id,

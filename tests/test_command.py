@@ -222,8 +222,9 @@ async def test_other_exits_are_non_blocking_errors(event: str, command: str, how
             {"args": [], "command": str(COMMANDS / "report.sh"), "cwd": "/nonexistent"},
             "/nonexistent",
         ),
+        ({"command": "echo \0"}, "embedded null byte"),
     ],
-    ids=["missing-executable", "missing-cwd"],
+    ids=["missing-executable", "missing-cwd", "nul-byte"],
 )
 async def test_a_command_that_cannot_start_is_a_non_blocking_error(
     event: str, options: dict[str, Any], what: str
@@ -347,6 +348,7 @@ def _exited(pidfd: int) -> bool:
     return bool(select.select([pidfd], [], [], 0)[0])
 
 
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="waits on pidfds (Linux)")
 async def test_timeout_kills_the_whole_group_term_then_kill(fifo: Fifo) -> None:
     """R-C7: SIGTERM is ignored here, so SIGKILL ends the group."""
     registry = Registry()
