@@ -24,6 +24,10 @@ examples:
   hookd demo                              a scripted session against examples/guard.py
   hookd check examples/guard.py           list registered hooks and their ids
   hookd serve examples/guard.py           serve on stdin/stdout (the CLI spawns this)
+  hookd run --hooks examples/guard.py -p "list files" -- claude
+                                          spawn the Claude Code CLI and serve it hooks
+  hookd replay conformance/transcripts/v2.1.330_allow.jsonl
+                                          replay a recorded session and diff the answers
   hookd schema events/PreToolUse.output   print a JSON Schema
   echo '{"decision": "block"}' | hookd validate --event Stop -
 """
@@ -114,6 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("name", nargs="?", metavar="NAME", help="schema to print")
     schema.add_argument("--write", metavar="DIR", help="write every schema under DIR")
 
+    from hookd._host_args import add_run_parser
+    from hookd.record import add_record_parser
+    from hookd.replay import add_replay_parser
+
+    add_run_parser(sub)
+    add_replay_parser(sub)
+    add_record_parser(sub)
+
     validate = sub.add_parser("validate", help="check hook outputs or a transcript offline")
     validate.add_argument("file", metavar="FILE", help="JSON file, JSON lines, transcript, or -")
     validate.add_argument(
@@ -152,7 +164,28 @@ def _run_validate(args: argparse.Namespace) -> int:
     return validate_main(args.file, args.event)
 
 
+def _run_run(args: argparse.Namespace) -> int:
+    from hookd.host import run_main
+
+    return run_main(args)
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from hookd.replay import replay_main
+
+    return replay_main(args)
+
+
+def _run_record(args: argparse.Namespace) -> int:
+    from hookd.record import record_main
+
+    return record_main(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "run": _run_run,
+    "replay": _run_replay,
+    "record": _run_record,
     "serve": _run_serve,
     "check": _run_check,
     "demo": _run_demo,
