@@ -166,7 +166,7 @@ def _verdict(response: dict[str, Any]) -> str:
     specific = out.get("hookSpecificOutput") or {}
     if "permissionDecision" in specific:
         reason = specific.get("permissionDecisionReason")
-        return specific["permissionDecision"].upper() + (f" ({reason})" if reason else "")
+        return str(specific["permissionDecision"]).upper() + (f" ({reason})" if reason else "")
     if "additionalContext" in specific:
         return f"adds context: {specific['additionalContext']!r}"
     if out.get("decision") == "block":
