@@ -540,3 +540,11 @@ async def test_failures_follow_the_failure_policy(
         specific = payload(msg)["hookSpecificOutput"]
         assert specific["permissionDecision"] == "deny"
         assert text in specific["permissionDecisionReason"]
+
+
+def test_every_known_event_has_a_row_in_the_exit_code_table() -> None:
+    """R-C10: the table covers hookd's event catalogue, no more and no less."""
+    from hookd.events import EVENTS
+    from hookd.exit_code import EXIT_2
+
+    assert set(EXIT_2) == set(EVENTS) == set(EXIT_2_BY_EVENT) - {"SomeFutureEvent"}
