@@ -36,10 +36,13 @@ ADDITIONS: Final[tuple[Path, ...]] = (
     ("result", "serverInfo"),
 )
 
-#: Fields whose value may change from one hookd build to the next.
+#: Fields whose value changes from run to run or build to build: the server's
+#: version, and the per-hook timings of a ``hook_dispatch`` answer.
 VOLATILE: Final[tuple[Path, ...]] = (
     ("response", "response", "serverInfo", "version"),
     ("result", "serverInfo", "version"),
+    ("response", "response", "hooks", "*", "elapsed_ms"),
+    ("result", "hooks", "*", "elapsed_ms"),
 )
 
 

@@ -23,6 +23,7 @@ from hookd.errors import HookdError
 
 __all__ = [
     "FROM_HOOKD",
+    "HEADERS_FILE",
     "RECORD_ENV",
     "TO_HOOKD",
     "Entry",
@@ -30,6 +31,10 @@ __all__ = [
     "Transcript",
     "TranscriptError",
     "TranscriptWriter",
+    "entry_line",
+    "header_line",
+    "hooks_reference",
+    "is_file_spec",
     "load",
     "parse",
     "tee_from_env",
@@ -43,6 +48,8 @@ FROM_HOOKD: Final = "hookd->cli"
 FORMAT_VERSION: Final = 1
 #: ``hookd serve`` records its session to this file when the variable is set.
 RECORD_ENV: Final = "HOOKD_RECORD"
+#: Headers for the transcripts of a folder that carry none of their own.
+HEADERS_FILE: Final = "headers.json"
 
 _decoder: Final = msgspec.json.Decoder()
 _encoder: Final = msgspec.json.Encoder()
@@ -105,20 +112,42 @@ def is_file_spec(hooks: str) -> bool:
 
 
 def load(path: str | Path) -> Transcript:
-    """Read and parse the transcript at ``path``."""
+    """Read and parse the transcript at ``path``.
+
+    A transcript kept byte for byte as recorded can take its header from
+    ``headers.json`` in its folder: ``{"<file name>": {header fields}}``.
+    """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise TranscriptError(f"{path}: cannot read: {exc}") from exc
-    return parse(text.splitlines(), source=str(path), path=path)
+    return parse(text.split("\n"), source=str(path), path=path, defaults=_side_header(path))
+
+
+def _side_header(path: Path) -> dict[str, Any]:
+    side = path.parent / HEADERS_FILE
+    if not side.is_file():
+        return {}
+    try:
+        headers = _decoder.decode(side.read_bytes())
+    except (OSError, msgspec.DecodeError) as exc:
+        raise TranscriptError(f"{side}: cannot read: {exc}") from None
+    entry = headers.get(path.name, {}) if isinstance(headers, dict) else None
+    if not isinstance(entry, dict):
+        raise TranscriptError(f"{side}: expected {{file name: header object}}")
+    return entry
 
 
 def parse(
-    lines: Iterable[str], *, source: str = "<transcript>", path: Path | None = None
+    lines: Iterable[str],
+    *,
+    source: str = "<transcript>",
+    path: Path | None = None,
+    defaults: dict[str, Any] | None = None,
 ) -> Transcript:
-    """Parse transcript lines: header objects first, then entries."""
-    head: dict[str, Any] = {}
+    """Parse transcript lines: header objects first (over ``defaults``), then entries."""
+    head: dict[str, Any] = dict(defaults or {})
     entries: list[Entry] = []
     for lineno, text in enumerate(lines, 1):
         if not text.strip():
