@@ -41,20 +41,20 @@ def _known(*values: str) -> Meta:
 # ----------------------------------------------------------------------------- inputs
 
 
-class McpServer(msgspec.Struct, kw_only=True, frozen=True):
+class McpServer(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     """The MCP server serving an MCP tool (tool names starting with mcp__)."""
 
     name: str
     source: str
 
 
-class Effort(msgspec.Struct, kw_only=True, frozen=True):
+class Effort(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     """The reasoning effort of the current turn."""
 
     level: str
 
 
-class HookInput(msgspec.Struct, kw_only=True, frozen=True):
+class HookInput(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     """The fields every hook input carries."""
 
     session_id: str
@@ -68,20 +68,20 @@ class HookInput(msgspec.Struct, kw_only=True, frozen=True):
     effort: Effort | None = None
 
 
-class _ToolInput(HookInput, kw_only=True, frozen=True):
+class _ToolInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     tool_name: str
     tool_input: Any
     mcp_server: McpServer | None = None
 
 
-class PreToolUseInput(_ToolInput, kw_only=True, frozen=True):
+class PreToolUseInput(_ToolInput, kw_only=True, frozen=True, omit_defaults=True):
     """Before a tool runs."""
 
     hook_event_name: Literal["PreToolUse"]
     tool_use_id: str
 
 
-class PostToolUseInput(_ToolInput, kw_only=True, frozen=True):
+class PostToolUseInput(_ToolInput, kw_only=True, frozen=True, omit_defaults=True):
     """After a tool succeeded."""
 
     hook_event_name: Literal["PostToolUse"]
@@ -90,7 +90,7 @@ class PostToolUseInput(_ToolInput, kw_only=True, frozen=True):
     duration_ms: Number | None = None
 
 
-class PostToolUseFailureInput(_ToolInput, kw_only=True, frozen=True):
+class PostToolUseFailureInput(_ToolInput, kw_only=True, frozen=True, omit_defaults=True):
     """After a tool failed."""
 
     hook_event_name: Literal["PostToolUseFailure"]
@@ -100,14 +100,14 @@ class PostToolUseFailureInput(_ToolInput, kw_only=True, frozen=True):
     duration_ms: Number | None = None
 
 
-class PermissionRequestInput(_ToolInput, kw_only=True, frozen=True):
+class PermissionRequestInput(_ToolInput, kw_only=True, frozen=True, omit_defaults=True):
     """When the CLI would ask the user for permission to run a tool."""
 
     hook_event_name: Literal["PermissionRequest"]
     permission_suggestions: list[JsonObject] | None = None
 
 
-class PermissionDeniedInput(_ToolInput, kw_only=True, frozen=True):
+class PermissionDeniedInput(_ToolInput, kw_only=True, frozen=True, omit_defaults=True):
     """After a tool call was denied."""
 
     hook_event_name: Literal["PermissionDenied"]
@@ -115,7 +115,7 @@ class PermissionDeniedInput(_ToolInput, kw_only=True, frozen=True):
     reason: str
 
 
-class ToolCall(msgspec.Struct, kw_only=True, frozen=True):
+class ToolCall(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     """One tool call of a batch."""
 
     tool_name: str
@@ -124,14 +124,14 @@ class ToolCall(msgspec.Struct, kw_only=True, frozen=True):
     tool_response: Any = None
 
 
-class PostToolBatchInput(HookInput, kw_only=True, frozen=True):
+class PostToolBatchInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """After a batch of parallel tool calls finished."""
 
     hook_event_name: Literal["PostToolBatch"]
     tool_calls: list[ToolCall]
 
 
-class NotificationInput(HookInput, kw_only=True, frozen=True):
+class NotificationInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A notification the CLI shows."""
 
     hook_event_name: Literal["Notification"]
@@ -140,7 +140,7 @@ class NotificationInput(HookInput, kw_only=True, frozen=True):
     title: str | None = None
 
 
-class UserPromptSubmitInput(HookInput, kw_only=True, frozen=True):
+class UserPromptSubmitInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A prompt, before the model sees it."""
 
     hook_event_name: Literal["UserPromptSubmit"]
@@ -151,7 +151,7 @@ class UserPromptSubmitInput(HookInput, kw_only=True, frozen=True):
     session_title: str | None = None
 
 
-class UserPromptExpansionInput(HookInput, kw_only=True, frozen=True):
+class UserPromptExpansionInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A slash command or MCP prompt, before it is expanded."""
 
     hook_event_name: Literal["UserPromptExpansion"]
@@ -162,7 +162,7 @@ class UserPromptExpansionInput(HookInput, kw_only=True, frozen=True):
     command_source: str | None = None
 
 
-class SessionStartInput(HookInput, kw_only=True, frozen=True):
+class SessionStartInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A session starts, resumes, is cleared, compacted or forked."""
 
     hook_event_name: Literal["SessionStart"]
@@ -175,21 +175,21 @@ class SessionStartInput(HookInput, kw_only=True, frozen=True):
     estimated_cache_write_usd: Number | None = None
 
 
-class SessionEndInput(HookInput, kw_only=True, frozen=True):
+class SessionEndInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A session ends."""
 
     hook_event_name: Literal["SessionEnd"]
     reason: Annotated[str, _known("clear", "resume", "logout", "prompt_input_exit", "other")]
 
 
-class SetupInput(HookInput, kw_only=True, frozen=True):
+class SetupInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """Repository setup (``--init``) or maintenance."""
 
     hook_event_name: Literal["Setup"]
     trigger: Annotated[str, _known("init", "maintenance")]
 
 
-class BackgroundTask(msgspec.Struct, kw_only=True, frozen=True):
+class BackgroundTask(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     """A task still running in the background."""
 
     id: str
@@ -203,7 +203,7 @@ class BackgroundTask(msgspec.Struct, kw_only=True, frozen=True):
     name: str | None = None
 
 
-class SessionCron(msgspec.Struct, kw_only=True, frozen=True):
+class SessionCron(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     """A scheduled prompt of the session."""
 
     id: str
@@ -212,7 +212,7 @@ class SessionCron(msgspec.Struct, kw_only=True, frozen=True):
     prompt: str
 
 
-class StopInput(HookInput, kw_only=True, frozen=True):
+class StopInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """The main agent is about to stop."""
 
     hook_event_name: Literal["Stop"]
@@ -222,7 +222,7 @@ class StopInput(HookInput, kw_only=True, frozen=True):
     session_crons: list[SessionCron] | None = None
 
 
-class StopFailureInput(HookInput, kw_only=True, frozen=True):
+class StopFailureInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """The turn ended on an API error."""
 
     hook_event_name: Literal["StopFailure"]
@@ -233,7 +233,7 @@ class StopFailureInput(HookInput, kw_only=True, frozen=True):
     last_assistant_message: str | None = None
 
 
-class SubagentStartInput(HookInput, kw_only=True, frozen=True):
+class SubagentStartInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A subagent starts."""
 
     hook_event_name: Literal["SubagentStart"]
@@ -241,7 +241,7 @@ class SubagentStartInput(HookInput, kw_only=True, frozen=True):
     agent_type: str
 
 
-class SubagentStopInput(HookInput, kw_only=True, frozen=True):
+class SubagentStopInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A subagent is about to stop."""
 
     hook_event_name: Literal["SubagentStop"]
@@ -254,7 +254,7 @@ class SubagentStopInput(HookInput, kw_only=True, frozen=True):
     session_crons: list[SessionCron] | None = None
 
 
-class PreCompactInput(HookInput, kw_only=True, frozen=True):
+class PreCompactInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """Before the conversation is compacted."""
 
     hook_event_name: Literal["PreCompact"]
@@ -262,7 +262,7 @@ class PreCompactInput(HookInput, kw_only=True, frozen=True):
     custom_instructions: str | None
 
 
-class PostCompactInput(HookInput, kw_only=True, frozen=True):
+class PostCompactInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """After the conversation was compacted."""
 
     hook_event_name: Literal["PostCompact"]
@@ -270,7 +270,7 @@ class PostCompactInput(HookInput, kw_only=True, frozen=True):
     compact_summary: str
 
 
-class _ModelSwitchInput(HookInput, kw_only=True, frozen=True):
+class _ModelSwitchInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     from_model: str
     to_model: str
     requested_model: str | None
@@ -282,19 +282,19 @@ class _ModelSwitchInput(HookInput, kw_only=True, frozen=True):
     pricing: Annotated[str, _known("configured", "catalog", "default")]
 
 
-class PreModelSwitchInput(_ModelSwitchInput, kw_only=True, frozen=True):
+class PreModelSwitchInput(_ModelSwitchInput, kw_only=True, frozen=True, omit_defaults=True):
     """Before the model is switched."""
 
     hook_event_name: Literal["PreModelSwitch"]
 
 
-class PostModelSwitchInput(_ModelSwitchInput, kw_only=True, frozen=True):
+class PostModelSwitchInput(_ModelSwitchInput, kw_only=True, frozen=True, omit_defaults=True):
     """After the model was switched."""
 
     hook_event_name: Literal["PostModelSwitch"]
 
 
-class TeammateIdleInput(HookInput, kw_only=True, frozen=True):
+class TeammateIdleInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A teammate of an agent team is about to go idle."""
 
     hook_event_name: Literal["TeammateIdle"]
@@ -302,7 +302,7 @@ class TeammateIdleInput(HookInput, kw_only=True, frozen=True):
     team_name: str
 
 
-class _TaskInput(HookInput, kw_only=True, frozen=True):
+class _TaskInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     task_id: str
     task_subject: str
     task_description: str | None = None
@@ -310,19 +310,19 @@ class _TaskInput(HookInput, kw_only=True, frozen=True):
     team_name: str | None = None
 
 
-class TaskCreatedInput(_TaskInput, kw_only=True, frozen=True):
+class TaskCreatedInput(_TaskInput, kw_only=True, frozen=True, omit_defaults=True):
     """A task is being created."""
 
     hook_event_name: Literal["TaskCreated"]
 
 
-class TaskCompletedInput(_TaskInput, kw_only=True, frozen=True):
+class TaskCompletedInput(_TaskInput, kw_only=True, frozen=True, omit_defaults=True):
     """A task is being marked completed."""
 
     hook_event_name: Literal["TaskCompleted"]
 
 
-class ElicitationInput(HookInput, kw_only=True, frozen=True):
+class ElicitationInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """An MCP server asks the user for input."""
 
     hook_event_name: Literal["Elicitation"]
@@ -334,7 +334,7 @@ class ElicitationInput(HookInput, kw_only=True, frozen=True):
     requested_schema: JsonObject | None = None
 
 
-class ElicitationResultInput(HookInput, kw_only=True, frozen=True):
+class ElicitationResultInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """The user answered an MCP elicitation."""
 
     hook_event_name: Literal["ElicitationResult"]
@@ -345,7 +345,7 @@ class ElicitationResultInput(HookInput, kw_only=True, frozen=True):
     content: JsonObject | None = None
 
 
-class ConfigChangeInput(HookInput, kw_only=True, frozen=True):
+class ConfigChangeInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A settings file or the skills changed."""
 
     hook_event_name: Literal["ConfigChange"]
@@ -356,21 +356,21 @@ class ConfigChangeInput(HookInput, kw_only=True, frozen=True):
     file_path: str | None = None
 
 
-class WorktreeCreateInput(HookInput, kw_only=True, frozen=True):
+class WorktreeCreateInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A git worktree is to be created; the hook answers its path."""
 
     hook_event_name: Literal["WorktreeCreate"]
     name: str
 
 
-class WorktreeRemoveInput(HookInput, kw_only=True, frozen=True):
+class WorktreeRemoveInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A git worktree is to be removed."""
 
     hook_event_name: Literal["WorktreeRemove"]
     worktree_path: str
 
 
-class InstructionsLoadedInput(HookInput, kw_only=True, frozen=True):
+class InstructionsLoadedInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A CLAUDE.md or rules file was loaded."""
 
     hook_event_name: Literal["InstructionsLoaded"]
@@ -384,7 +384,7 @@ class InstructionsLoadedInput(HookInput, kw_only=True, frozen=True):
     parent_file_path: str | None = None
 
 
-class CwdChangedInput(HookInput, kw_only=True, frozen=True):
+class CwdChangedInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """The working directory changed."""
 
     hook_event_name: Literal["CwdChanged"]
@@ -392,7 +392,7 @@ class CwdChangedInput(HookInput, kw_only=True, frozen=True):
     new_cwd: str
 
 
-class FileChangedInput(HookInput, kw_only=True, frozen=True):
+class FileChangedInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A watched file changed."""
 
     hook_event_name: Literal["FileChanged"]
@@ -400,7 +400,7 @@ class FileChangedInput(HookInput, kw_only=True, frozen=True):
     event: Annotated[str, _known("change", "add", "unlink")]
 
 
-class DirectoryAddedInput(HookInput, kw_only=True, frozen=True):
+class DirectoryAddedInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A working directory was added to the session."""
 
     hook_event_name: Literal["DirectoryAdded"]
@@ -408,7 +408,7 @@ class DirectoryAddedInput(HookInput, kw_only=True, frozen=True):
     source: Annotated[str, _known("slash_command", "register_repo_root")]
 
 
-class MessageDisplayInput(HookInput, kw_only=True, frozen=True):
+class MessageDisplayInput(HookInput, kw_only=True, frozen=True, omit_defaults=True):
     """A piece of an assistant message is about to be displayed."""
 
     hook_event_name: Literal["MessageDisplay"]
