@@ -12,9 +12,9 @@ anything else                   a regular expression, searched unanchored
 
 Matching is case-sensitive. What is matched depends on the event (the tool
 name for tool events, ``source`` for SessionStart, ``trigger`` for PreCompact,
-...): :data:`MATCHER_FIELDS`. On an event without a matcher field (Stop,
-UserPromptSubmit, ...) the matcher is ignored and every hook runs, as in
-Claude Code.
+...): ``matcher_field`` in :data:`hookd.events.EVENTS`. On an event without a
+matcher field (Stop, UserPromptSubmit, ...) or not in the catalogue, the
+matcher is ignored and every hook runs, as in Claude Code.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from typing import Any, Final
 from hookd.errors import HookdError
 
 __all__ = [
-    "MATCHER_FIELDS",
     "Matcher",
     "MatcherError",
     "compile_matcher",
@@ -40,35 +39,6 @@ __all__ = [
 _MATCH_ALL: Final = frozenset({"", "*"})
 _NAME_LIST: Final = re.compile(r"[A-Za-z0-9_\-|, ]+")
 _SEPARATOR: Final = re.compile(r"[|,]")
-
-_TOOL_EVENTS: Final = (
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PermissionRequest",
-    "PermissionDenied",
-)
-
-#: The input field each event's matcher is compared with. Events not listed
-#: have no matcher: all their hooks run.
-MATCHER_FIELDS: Final[Mapping[str, str]] = {
-    **dict.fromkeys(_TOOL_EVENTS, "tool_name"),
-    "SessionStart": "source",
-    "SessionEnd": "reason",
-    "Setup": "trigger",
-    "Notification": "notification_type",
-    "SubagentStart": "agent_type",
-    "SubagentStop": "agent_type",
-    "PreCompact": "trigger",
-    "PostCompact": "trigger",
-    "ConfigChange": "source",
-    "StopFailure": "error",
-    "InstructionsLoaded": "load_reason",
-    "Elicitation": "mcp_server_name",
-    "ElicitationResult": "mcp_server_name",
-    "UserPromptExpansion": "command_name",
-    "FileChanged": "file_path",
-}
 
 #: Events whose matched value is reduced before matching (a file's base name).
 _SUBJECT_OF: Final[Mapping[str, Callable[[str], str]]] = {
@@ -124,7 +94,10 @@ def compile_matcher(pattern: str | None) -> Matcher:
 
 def matcher_field(event: str) -> str | None:
     """The input field ``event``'s matcher is compared with; None if it has none."""
-    return MATCHER_FIELDS.get(event)
+    from hookd.events import EVENTS
+
+    spec = EVENTS.get(event)
+    return spec.matcher_field if spec is not None else None
 
 
 def matcher_subject(event: str, input_data: Mapping[str, Any]) -> str | None:

@@ -1,16 +1,13 @@
-"""Matcher rules (R-D2), row by row: match-all, exact names, regexes, the field per event."""
+"""Matcher rules, row by row: match-all, exact names, regexes, and the field per event."""
 
 from __future__ import annotations
 
 import pytest
 
-from hookd.matcher import (
-    MATCHER_FIELDS,
-    MatcherError,
-    compile_matcher,
-    matcher_field,
-    matcher_subject,
-)
+from hookd.events import EVENTS
+from hookd.matcher import MatcherError, compile_matcher, matcher_field, matcher_subject
+
+pytestmark = pytest.mark.req("R-D2")
 
 # (matcher, kind, values it selects, values it does not)
 RULES: list[tuple[str | None, str, list[str], list[str]]] = [
@@ -82,6 +79,9 @@ FIELDS = [
     ("Elicitation", "mcp_server_name"),
     ("ElicitationResult", "mcp_server_name"),
     ("UserPromptExpansion", "command_name"),
+    ("PreModelSwitch", "to_model"),
+    ("PostModelSwitch", "to_model"),
+    ("DirectoryAdded", "source"),
 ]
 NO_MATCHER = [
     "UserPromptSubmit",
@@ -98,8 +98,10 @@ NO_MATCHER = [
 ]
 
 
-def test_the_field_table_is_the_documented_one() -> None:
-    assert dict(MATCHER_FIELDS) == dict(FIELDS) | {"FileChanged": "file_path"}
+def test_the_catalogue_has_the_documented_fields() -> None:
+    with_field = {name: spec.matcher_field for name, spec in EVENTS.items() if spec.matcher_field}
+    assert with_field == dict(FIELDS) | {"FileChanged": "file_path"}
+    assert not set(NO_MATCHER) & set(with_field)
 
 
 @pytest.mark.parametrize(("event", "field"), FIELDS)

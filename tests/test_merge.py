@@ -1,8 +1,4 @@
-"""Merge rules, row by row, on plain outputs (ids are the positions ``0``, ``1``, ...).
-
-R-D5 continue, R-D6 permission decisions, R-D7 decision block, R-D8 joined text,
-R-D9 rewrites, R-D10 the other fields.
-"""
+"""Merge rules, row by row, on plain outputs (ids are the positions ``0``, ``1``, ...)."""
 
 from __future__ import annotations
 
@@ -12,11 +8,15 @@ from typing import Any
 import pytest
 
 from hookd.merge import Conflict, Vote, merge, merge_outputs
+from hookd.validation import validate_output
 
 
 def hso(event: str, **fields: Any) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": event, **fields}}
 
+
+PLAN = {"type": "setMode", "mode": "plan", "destination": "session"}
+DIRS = {"type": "addDirectories", "directories": ["/srv"], "destination": "session"}
 
 # (rule, event, outputs in registration order, merged output)
 ROWS: list[tuple[str, str, list[dict[str, Any]], dict[str, Any]]] = [
@@ -134,18 +134,12 @@ ROWS: list[tuple[str, str, list[dict[str, Any]], dict[str, Any]]] = [
         "PermissionRequest: allows merge their permission updates",
         "PermissionRequest",
         [
-            hso(
-                "PermissionRequest",
-                decision={"behavior": "allow", "updatedPermissions": [{"a": 1}]},
-            ),
-            hso(
-                "PermissionRequest",
-                decision={"behavior": "allow", "updatedPermissions": [{"b": 2}]},
-            ),
+            hso("PermissionRequest", decision={"behavior": "allow", "updatedPermissions": [PLAN]}),
+            hso("PermissionRequest", decision={"behavior": "allow", "updatedPermissions": [DIRS]}),
+            hso("PermissionRequest", decision={"behavior": "allow", "updatedPermissions": [PLAN]}),
         ],
         hso(
-            "PermissionRequest",
-            decision={"behavior": "allow", "updatedPermissions": [{"a": 1}, {"b": 2}]},
+            "PermissionRequest", decision={"behavior": "allow", "updatedPermissions": [PLAN, DIRS]}
         ),
     ),
     ("no outputs, no fields", "Stop", [], {}),
@@ -155,8 +149,9 @@ ROWS: list[tuple[str, str, list[dict[str, Any]], dict[str, Any]]] = [
 @pytest.mark.parametrize(
     ("event", "outputs", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS]
 )
+@pytest.mark.req("R-D5", "R-D6", "R-D7", "R-D8", "R-D10")
 def test_merge_rule(event: str, outputs: list[dict[str, Any]], expected: dict[str, Any]) -> None:
-    """R-D5, R-D6, R-D7, R-D8, R-D10: one row of the merge table each."""
+    """One row of the merge table each."""
     assert merge_outputs(event, outputs) == expected
 
 
@@ -164,8 +159,9 @@ DECISIONS = ["deny", "defer", "ask", "allow"]  # most restrictive first
 
 
 @pytest.mark.parametrize(("first", "second"), list(permutations(DECISIONS, 2)))
+@pytest.mark.req("R-D6")
 def test_permission_decision_most_restrictive_wins_and_is_named(first: str, second: str) -> None:
-    """R-D6: deny > defer > ask > allow, in either order."""
+    """Deny > defer > ask > allow, in either order."""
     outputs = [
         hso("PreToolUse", permissionDecision=first, permissionDecisionReason=f"why {first}"),
         hso("PreToolUse", permissionDecision=second, permissionDecisionReason=f"why {second}"),
@@ -203,8 +199,9 @@ REWRITE = [
 ]
 
 
+@pytest.mark.req("R-D9")
 def test_parallel_rewrites_that_differ_are_a_conflict_and_neither_is_used() -> None:
-    """R-D9: in parallel, two different rewrites are a conflict."""
+    """In parallel, two different rewrites are a conflict."""
     merged = merge("PreToolUse", [Vote(f"hook_{i}", o) for i, o in enumerate(REWRITE)])
     assert merged.output == hso(
         "PreToolUse",
@@ -224,15 +221,17 @@ def test_parallel_rewrites_that_agree_are_no_conflict() -> None:
     assert merged.output["hookSpecificOutput"]["updatedInput"] == {"command": "ls -a"}
 
 
+@pytest.mark.req("R-D9")
 def test_sequential_rewrites_the_last_one_stands() -> None:
-    """R-D9: in sequence, the last rewrite stands."""
+    """In sequence, the last rewrite stands."""
     merged = merge("PreToolUse", [Vote(str(i), o) for i, o in enumerate(REWRITE)], sequential=True)
     assert merged.conflicts == []
     assert merged.output["hookSpecificOutput"]["updatedInput"] == {"command": "ls -l"}
 
 
+@pytest.mark.req("R-D10")
 def test_any_other_single_valued_field_conflicts_the_same_way() -> None:
-    """R-D10: single-valued fields follow the rewrite rule, unguarded."""
+    """Single-valued fields follow the rewrite rule, unguarded."""
     votes = [
         Vote("a", hso("SessionStart", sessionTitle="one", additionalContext="x")),
         Vote("b", hso("SessionStart", sessionTitle="two")),
@@ -246,3 +245,14 @@ def test_any_other_single_valued_field_conflicts_the_same_way() -> None:
             "resolution": "dropped",
         }
     ]
+
+
+@pytest.mark.parametrize(
+    ("event", "outputs", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS]
+)
+@pytest.mark.req("R-D1")
+def test_merged_outputs_are_valid_outputs_of_their_event(
+    event: str, outputs: list[dict[str, Any]], expected: dict[str, Any]
+) -> None:
+    """The merged output passes the event's own output schema."""
+    assert validate_output(event, merge_outputs(event, outputs)) is None
