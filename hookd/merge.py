@@ -163,7 +163,7 @@ def merge(event: str, votes: Sequence[Vote], *, sequential: bool = False) -> Mer
 
 
 def merge_outputs(event: str, outputs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Merge plain outputs in parallel mode (ids ``0``, ``1``, ...): a helper for tests."""
+    """Merge plain outputs in parallel mode, naming them by position (``0``, ``1``, ...)."""
     return merge(event, [Vote(str(i), o) for i, o in enumerate(outputs)]).output
 
 

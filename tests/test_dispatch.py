@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import copy
-import subprocess
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +16,7 @@ from hookd.executor import Executor
 from hookd.loader import load_hooks
 from hookd.server import ServeConfig
 from hookd.validation import validate_output
-from tests.peer import Peer, error, event_input, payload, pre_tool_use, served
+from tests.peer import error, event_input, hookd_process, payload, pre_tool_use, served
 
 Seen = list[tuple[dict[str, Any], str | None, HookContext]]
 
@@ -569,25 +565,10 @@ async def test_a_cancelled_dispatch_is_never_answered(
 # ------------------------------------------------------------------ the real process
 
 
-@asynccontextmanager
-async def hookd_serving(path: str) -> AsyncIterator[Peer]:
-    """``hookd serve path`` on pipes; killed if it is still running at the end."""
-    argv = [sys.executable, "-m", "hookd", "serve", path]
-    proc = await trio.lowlevel.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
-        yield Peer(proc.stdin, proc.stdout)
-    finally:
-        with trio.fail_after(10):
-            if proc.returncode is None:
-                proc.kill()
-            await proc.wait()
-
-
 @pytest.mark.req("R-D1", "R-D2", "R-D9")
 async def test_dispatch_through_the_real_process() -> None:
     """Control and JSON-RPC dispatches through ``hookd serve``."""
-    async with hookd_serving(DISPATCH_HOOKS) as peer:
+    async with hookd_process("serve", DISPATCH_HOOKS) as (peer, _):
         await peer.send(control_dispatch("d1", "PreToolUse", pre_tool_use("Bash"), "toolu_1"))
         await peer.send(rpc_dispatch(2, "PreToolUse", pre_tool_use("Write")))
         await peer.send(
