@@ -99,12 +99,38 @@ def build_parser() -> argparse.ArgumentParser:
         "or SIGTERM/SIGINT. stdout carries only protocol lines; "
         "logs go to stderr.",
     )
-    serve.add_argument("hooks", metavar="HOOKS", help="hooks file or module")
+    serve.add_argument(
+        "hooks",
+        metavar="HOOKS",
+        nargs="?",
+        default=None,
+        help="hooks file or module (optional when --settings is given)",
+    )
+    serve.add_argument(
+        "--settings",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="also serve the command hooks of this Claude Code settings file (repeatable)",
+    )
     _add_serve_options(serve)
     _add_log_options(serve)
 
     check = sub.add_parser("check", help="load HOOKS and print its registration table")
-    check.add_argument("hooks", metavar="HOOKS", help="hooks file or module")
+    check.add_argument(
+        "hooks",
+        metavar="HOOKS",
+        nargs="?",
+        default=None,
+        help="hooks file or module (optional when --settings is given)",
+    )
+    check.add_argument(
+        "--settings",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="also load the command hooks of this settings file (repeatable)",
+    )
 
     demo = sub.add_parser("demo", help="run a scripted session against an example module")
     demo.add_argument(
@@ -134,16 +160,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _needs_hooks(args: argparse.Namespace) -> bool:
+    if args.hooks is None and not args.settings:
+        print(f"hookd {args.command}: error: give HOOKS, --settings FILE, or both", file=sys.stderr)
+        return True
+    return False
+
+
 def _run_serve(args: argparse.Namespace) -> int:
     from hookd.service import run_service
 
+    if _needs_hooks(args):
+        return 2
     return run_service(args)
 
 
 def _run_check(args: argparse.Namespace) -> int:
     from hookd.service import check
 
-    return check(args.hooks)
+    if _needs_hooks(args):
+        return 2
+    return check(args)
 
 
 def _run_demo(args: argparse.Namespace) -> int:

@@ -66,6 +66,8 @@ class Executor:
                 result = await self._attempts(reg, arg, tool_use_id, ctx, deadline)
             except HookAbortError as exc:
                 return Outcome("abort", message=exc.reason or "aborted by hook")
+            except InvalidOutputError as exc:  # raised by a hook that parses output itself
+                return Outcome("invalid_output", message=str(exc))
             except HookStuckError:
                 ctx.cancel()
                 log.error("hook.stuck", callback_id=reg.callback_id, timeout_s=timeout_s)

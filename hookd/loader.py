@@ -19,7 +19,9 @@ from hookd.registry import RegistrationError, Registry
 __all__ = ["load_hooks"]
 
 
-def load_hooks(spec: str, registry: Registry | None = None) -> Registry:
+def load_hooks(
+    spec: str, registry: Registry | None = None, *, require_hooks: bool = True
+) -> Registry:
     """Import ``spec`` and register its ``@hook`` callbacks and its ``hooks`` dict.
 
     Decorated callbacks get their ids as the module runs; the module-level
@@ -37,7 +39,7 @@ def load_hooks(spec: str, registry: Registry | None = None) -> Registry:
         if not callable(permission):
             raise RegistrationError(f"{spec}: can_use_tool must be callable")
         registry.can_use_tool = permission
-    if len(registry) == 0 and registry.can_use_tool is None:
+    if require_hooks and len(registry) == 0 and registry.can_use_tool is None:
         raise RegistrationError(
             f"{spec}: no hooks found (define a module-level `hooks` dict or use @hookd.hook)"
         )

@@ -13,9 +13,12 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_type_hints
+from typing import TYPE_CHECKING, Any, Literal, get_type_hints
 
 from hookd.errors import HookdError
+
+if TYPE_CHECKING:
+    from hookd.dispatch import DispatchResult
 
 __all__ = [
     "BLOCKING_BY_DEFAULT",
@@ -233,6 +236,14 @@ class Registry:
                     entry["sequential"] = True
                 out.setdefault(g.event, []).append(entry)
         return out
+
+    async def dispatch(
+        self, event: str, input_data: dict[str, Any], tool_use_id: str | None = None
+    ) -> DispatchResult:
+        """Run ``event``'s matching hooks and merge their outputs (see :mod:`hookd.dispatch`)."""
+        from hookd.dispatch import dispatch
+
+        return await dispatch(self, event, input_data, tool_use_id)
 
     def session_state(self, session_id: str | None) -> dict[str, Any]:
         """The ``state`` dict shared by every hook of one session."""

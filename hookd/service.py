@@ -50,11 +50,27 @@ def _fail(message: str) -> int:
     return 1
 
 
+def load_registry(args: argparse.Namespace) -> Registry:
+    """The hooks module and the settings files named on the command line, in one registry."""
+    registry = Registry(default_timeout_s=getattr(args, "timeout", 30.0))
+    if args.hooks is not None:
+        load_hooks(args.hooks, registry, require_hooks=not args.settings)
+    if args.settings:
+        from hookd.settings import load_settings
+
+        for problem in load_settings(args.settings, registry):
+            log.warning("settings.problem", problem=problem)
+            print(f"hookd: warning: {problem}", file=sys.stderr)
+    if len(registry) == 0 and registry.can_use_tool is None:
+        raise HookdError("no hooks to serve")
+    return registry
+
+
 def run_service(args: argparse.Namespace) -> int:
     """Load the hooks, then serve them on stdin/stdout until EOF or a signal."""
     hookd_log.configure(args.log_level, args.log_format)
     try:
-        registry = load_hooks(args.hooks, Registry(default_timeout_s=args.timeout))
+        registry = load_registry(args)
     except (HookdError, ValueError) as exc:
         return _fail(str(exc))
     config = ServeConfig(
@@ -86,11 +102,11 @@ async def _watch_signals(stop: trio.Event) -> None:
             stop.set()
 
 
-def check(spec: str) -> int:
-    """Print the registration table of ``spec``, or a clear error."""
+def check(args: argparse.Namespace) -> int:
+    """Print the registration table of the hooks and settings, or a clear error."""
     try:
-        registry = load_hooks(spec)
-    except HookdError as exc:
+        registry = load_registry(args)
+    except (HookdError, ValueError) as exc:
         return _fail(str(exc))
     rows = [("ID", "EVENT", "MATCHER", "TIMEOUT", "ON_FAILURE", "RUNS ON", "CALLBACK")]
     for reg in registry.registrations():

@@ -246,7 +246,7 @@ async def test_stdout_that_looks_like_json_must_be_json() -> None:
     """R-C8, R-C12: stdout starting with '{' must parse."""
     msg = await run_command("Stop", script("exit_with.sh", 0, "{not json"))
     text, code = error(msg)
-    assert code == "hook_execution_error"
+    assert code == "invalid_output"
     assert text.startswith("stdout starts with '{' but is not JSON: ")
 
 
@@ -261,7 +261,7 @@ async def test_stdout_and_stderr_are_capped() -> None:
         await peer.send(hook_request("a", loud.callback_id, stop))
         await peer.send(hook_request("b", noisy.callback_id, stop))
         got = await peer.recv_many(2)
-    assert error(got["a"]) == ("stdout is longer than 100 bytes", "hook_execution_error")
+    assert error(got["a"]) == ("stdout is longer than 100 bytes", "invalid_output")
     assert payload(got["b"])["systemMessage"].endswith("(exit code 1): " + "x" * 100)
 
 
