@@ -51,11 +51,15 @@ def _flag_value(argv: Sequence[str], flag: str) -> str | None:
 
 
 def complete_command(argv: Sequence[str], *, can_use_tool: bool) -> list[str]:
-    """``argv`` with the flags ``hookd run`` needs inserted after the program name.
+    """``argv`` with the flags ``hookd run`` needs added at the end (before a ``--``).
 
-    Raises :class:`CommandError` when a required flag has another value.
+    At the end, so that a launcher (``npx claude``, ``node cli.js``) keeps its
+    own arguments. Raises :class:`CommandError` when a required flag has
+    another value.
     """
-    program, *rest = argv or DEFAULT_COMMAND
+    command = list(argv or DEFAULT_COMMAND)
+    end = command.index("--") if "--" in command else len(command)
+    rest = command[1:end]
     added: list[str] = []
     for flag, wanted in REQUIRED_VALUES:
         value = _flag_value(rest, flag)
@@ -67,7 +71,7 @@ def complete_command(argv: Sequence[str], *, can_use_tool: bool) -> list[str]:
         added.append("--verbose")
     if can_use_tool and _flag_value(rest, PERMISSION_TOOL) is None:
         added += [PERMISSION_TOOL, "stdio"]
-    return [program, *added, *rest]
+    return [*command[:end], *added, *command[end:]]
 
 
 def _positive(text: str) -> float:
