@@ -164,7 +164,7 @@ def _shown(msg: dict[str, Any]) -> Any:
 async def test_exit_code_table(
     event: str, row: str, args: tuple[str | int, ...], expected: Callable[[str, str], Any]
 ) -> None:
-    """R-C8, R-C10: one row per event and exit status, a real process each."""
+    """R-308, R-310: one row per event and exit status, a real process each."""
     exe, argv = str(COMMANDS / "exit_with.sh"), [str(a) for a in args]
     msg = await run_command(event, exe, args=argv)
     assert _shown(msg) == expected(event, CommandHook(exe, args=argv).label)
@@ -178,14 +178,14 @@ KINDS = ["PreToolUse", "Stop", "Elicitation", "WorktreeCreate", "Notification"]
 
 @pytest.mark.parametrize("event", KINDS)
 async def test_exit_0_without_output_is_an_empty_answer(event: str) -> None:
-    """R-C8: empty stdout is an empty answer; stderr only logged."""
+    """R-308: empty stdout is an empty answer; stderr only logged."""
     msg = await run_command(event, script("exit_with.sh", 0, "", "debug noise"))
     assert _shown(msg) == {}
 
 
 @pytest.mark.parametrize("event", KINDS)
 async def test_exit_2_without_stderr_still_has_a_reason(event: str) -> None:
-    """R-C8, R-C10: exit 2 with an empty stderr names the command."""
+    """R-308, R-310: exit 2 with an empty stderr names the command."""
     command = script("exit_with.sh", 2)
     msg = await run_command(event, command)
     reason = f"blocked by hook command `{CommandHook(command).label}` (exit code 2)"
@@ -204,7 +204,7 @@ async def test_exit_2_without_stderr_still_has_a_reason(event: str) -> None:
     ids=["exit3", "exit127", "exit126", "signal"],
 )
 async def test_other_exits_are_non_blocking_errors(event: str, command: str, how: str) -> None:
-    """R-C8, R-C9: other statuses and signals never block (WorktreeCreate fails)."""
+    """R-308, R-309: other statuses and signals never block (WorktreeCreate fails)."""
     shown = _shown(await run_command(event, command))
     prefix = f"hook command `{CommandHook(command).label}` {how}"
     if EXIT_2_BY_EVENT[event] == FAIL:
@@ -229,7 +229,7 @@ async def test_other_exits_are_non_blocking_errors(event: str, command: str, how
 async def test_a_command_that_cannot_start_is_a_non_blocking_error(
     event: str, options: dict[str, Any], what: str
 ) -> None:
-    """R-C8, R-C9: failing to start is a non-blocking error."""
+    """R-308, R-309: failing to start is a non-blocking error."""
     options = dict(options)
     command = options.pop("command", "/nonexistent/hook")
     cwd = options.pop("cwd", "/tmp")
@@ -243,7 +243,7 @@ async def test_a_command_that_cannot_start_is_a_non_blocking_error(
 
 
 async def test_stdout_that_looks_like_json_must_be_json() -> None:
-    """R-C8, R-C12: stdout starting with '{' must parse."""
+    """R-308, R-312: stdout starting with '{' must parse."""
     msg = await run_command("Stop", script("exit_with.sh", 0, "{not json"))
     text, code = error(msg)
     assert code == "invalid_output"
@@ -251,7 +251,7 @@ async def test_stdout_that_looks_like_json_must_be_json() -> None:
 
 
 async def test_stdout_and_stderr_are_capped() -> None:
-    """R-C5, R-C8: 1 MiB (here 100 bytes) kept of each stream."""
+    """R-305, R-308: 1 MiB (here 100 bytes) kept of each stream."""
     big = "head -c 3000000 /dev/zero | tr '\\0' x"
     registry = Registry()
     loud = registry.add("Stop", CommandHook(big, max_output_bytes=100))
@@ -266,7 +266,7 @@ async def test_stdout_and_stderr_are_capped() -> None:
 
 
 async def test_input_the_command_does_not_read_is_fine() -> None:
-    """R-C5."""
+    """R-305."""
     registry = Registry()
     reg = add_command(registry, "Stop", "exit 0")
     msg = await answer(registry, reg.callback_id, event_input("Stop", blob="x" * 2_000_000))
@@ -282,7 +282,7 @@ def _report(msg: dict[str, Any]) -> dict[str, str]:
 
 
 async def test_input_on_stdin_env_and_cwd(tmp_path: Path) -> None:
-    """R-C5, R-C6: input on stdin, run in the input's cwd, HOOKD_* set."""
+    """R-305, R-306: input on stdin, run in the input's cwd, HOOKD_* set."""
     registry = Registry()
     reg = add_command(registry, "UserPromptSubmit", script("report.sh"))
     prompt = event_input("UserPromptSubmit", prompt="hi 'there'", cwd=str(tmp_path))
@@ -299,7 +299,7 @@ async def test_input_on_stdin_env_and_cwd(tmp_path: Path) -> None:
 
 
 async def test_project_dir_and_exec_form(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """R-C4, R-C6: project dir given or inherited; args run without a shell."""
+    """R-304, R-306: project dir given or inherited; args run without a shell."""
     registry = Registry()
     exe = str(COMMANDS / "report.sh")
     given = add_command(registry, "SessionStart", exe, args=["a b", "c"], project_dir="/proj")
@@ -350,7 +350,7 @@ def _exited(pidfd: int) -> bool:
 
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="waits on pidfds (Linux)")
 async def test_timeout_kills_the_whole_group_term_then_kill(fifo: Fifo) -> None:
-    """R-C7: SIGTERM is ignored here, so SIGKILL ends the group."""
+    """R-307: SIGTERM is ignored here, so SIGKILL ends the group."""
     registry = Registry()
     hook = CommandHook(script("ignore_term.sh", fifo.path), grace_s=0.5)
     reg = registry.add("Stop", hook, timeout=0.5)
@@ -370,7 +370,7 @@ async def test_timeout_kills_the_whole_group_term_then_kill(fifo: Fifo) -> None:
 
 @pytest.mark.parametrize("how", ["timeout", "cancel"])
 async def test_a_stopped_command_gets_sigterm_first(fifo: Fifo, how: str) -> None:
-    """R-C7: a timeout or a cancel sends SIGTERM to the group."""
+    """R-307: a timeout or a cancel sends SIGTERM to the group."""
     registry = Registry()
     reg = registry.add("Stop", CommandHook(script("trap_term.sh", fifo.path)), timeout=0.5)
     async with served(registry, NO_VALIDATION) as (peer, _):
@@ -422,7 +422,7 @@ POLICY = RetryPolicy(attempts=3, backoff_s=1, multiplier=2, exit_codes=frozenset
 
 
 async def test_retries_on_configured_exit_codes(autojump_clock: trio.testing.MockClock) -> None:
-    """R-C11, R-C13: retried with backoff; every attempt logged."""
+    """R-311, R-313: retried with backoff; every attempt logged."""
     runner = FakeRunner(75, 75, 0)
     with structlog.testing.capture_logs() as logs:
         outcome = await run_fake(runner, POLICY)
@@ -436,7 +436,7 @@ async def test_retries_on_configured_exit_codes(autojump_clock: trio.testing.Moc
 async def test_the_last_attempt_is_answered_by_the_table(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
-    """R-C11."""
+    """R-311."""
     runner = FakeRunner(75, 75, 75)
     outcome = await run_fake(runner, POLICY)
     assert outcome.output == {"systemMessage": "hook command `flaky` failed (exit code 75): busy"}
@@ -451,14 +451,14 @@ async def test_the_last_attempt_is_answered_by_the_table(
 async def test_nothing_is_retried_implicitly(
     autojump_clock: trio.testing.MockClock, codes: tuple[int, ...], retry: RetryPolicy | None
 ) -> None:
-    """R-C11."""
+    """R-311."""
     runner = FakeRunner(*codes)
     await run_fake(runner, retry)
     assert len(runner.calls) == 1
 
 
 async def test_retries_stay_inside_the_deadline(autojump_clock: trio.testing.MockClock) -> None:
-    """R-C11, R-C12."""
+    """R-311, R-312."""
     policy = RetryPolicy(attempts=100, backoff_s=1, multiplier=1, exit_codes=frozenset({75}))
     runner = FakeRunner(*[75] * 100)
     outcome = await run_fake(runner, policy, timeout=5)
@@ -468,7 +468,7 @@ async def test_retries_stay_inside_the_deadline(autojump_clock: trio.testing.Moc
 
 
 async def test_retries_with_a_real_process(tmp_path: Path) -> None:
-    """R-C11: a real script that fails twice, then succeeds."""
+    """R-311: a real script that fails twice, then succeeds."""
     counter = tmp_path / "runs"
     policy = RetryPolicy(attempts=3, backoff_s=0.01, exit_codes=frozenset({75}))
     registry = Registry()
@@ -483,7 +483,7 @@ async def test_retries_with_a_real_process(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("event", [e for e in EVENTS if e != "SomeFutureEvent"])
 def test_the_table_answers_are_valid_outputs(event: str) -> None:
-    """R-C10: every answer of the table passes the event's schema."""
+    """R-310: every answer of the table passes the event's schema."""
     validation = pytest.importorskip("hookd.validation")
     answers = [
         expect_exit_2(event, "reason"),
@@ -496,7 +496,7 @@ def test_the_table_answers_are_valid_outputs(event: str) -> None:
 
 
 async def test_a_background_child_holding_stdout_holds_the_hook() -> None:
-    """R-C5: finished means exited and both pipes closed."""
+    """R-305: finished means exited and both pipes closed."""
     msg = await run_command("Stop", "sleep 30 & echo started", timeout=0.5)
     assert error(msg) == ("no answer within 0.45s", "hook_timeout")
 
@@ -526,7 +526,7 @@ BAD_PERMISSION = """printf '{"hookSpecificOutput": {"hookEventName": "PreToolUse
 async def test_failures_follow_the_failure_policy(
     event: str, command: str, options: dict[str, Any], expected: tuple[str, str]
 ) -> None:
-    """R-C12: invalid outputs and timeouts are hook failures, as for Python callbacks."""
+    """R-312: invalid outputs and timeouts are hook failures, as for Python callbacks."""
     pytest.importorskip("hookd.validation")
     registry = Registry()
     reg = add_command(registry, event, command, **options)
@@ -543,7 +543,7 @@ async def test_failures_follow_the_failure_policy(
 
 
 def test_every_known_event_has_a_row_in_the_exit_code_table() -> None:
-    """R-C10: the table covers hookd's event catalogue, no more and no less."""
+    """R-310: the table covers hookd's event catalogue, no more and no less."""
     from hookd.events import EVENTS
     from hookd.exit_code import EXIT_2
 

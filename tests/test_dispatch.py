@@ -79,7 +79,7 @@ def ids(result: DispatchResult) -> list[str]:
 # ----------------------------------------------------------------------------- selection
 
 
-@pytest.mark.req("R-D1")
+@pytest.mark.req("R-401")
 async def test_no_matching_hook_answers_an_empty_output() -> None:
     """No selected hook, empty answer."""
     reg = registry("PreToolUse", HookMatcher(matcher="Bash", hooks=[returning(context("x"))]))
@@ -124,7 +124,7 @@ SELECTION: list[tuple[str, dict[str, Any], dict[str | None, bool]]] = [
 
 
 @pytest.mark.parametrize(("event", "input_data", "cases"), SELECTION)
-@pytest.mark.req("R-D2")
+@pytest.mark.req("R-402")
 async def test_matchers_select_by_the_events_field(
     event: str, input_data: dict[str, Any], cases: dict[str | None, bool]
 ) -> None:
@@ -135,7 +135,7 @@ async def test_matchers_select_by_the_events_field(
     assert ids(result) == expected
 
 
-@pytest.mark.req("R-D2")
+@pytest.mark.req("R-402")
 async def test_an_invalid_regex_fails_the_hook_under_its_own_policy() -> None:
     """An invalid regex fails its hook under the hook's failure policy."""
     reg = registry(
@@ -154,7 +154,7 @@ async def test_an_invalid_regex_fails_the_hook_under_its_own_policy() -> None:
 # ------------------------------------------------------------------------------ running
 
 
-@pytest.mark.req("R-D3", "R-D4", "R-D8")
+@pytest.mark.req("R-403", "R-404", "R-408")
 async def test_parallel_hooks_merge_in_registration_order_not_finish_order(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -179,7 +179,7 @@ async def test_parallel_hooks_merge_in_registration_order_not_finish_order(
     assert not result.sequential
 
 
-@pytest.mark.req("R-D3", "R-D9")
+@pytest.mark.req("R-403", "R-409")
 async def test_a_sequential_group_chains_rewrites_in_declared_order(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -221,7 +221,7 @@ async def test_a_sequential_group_chains_rewrites_in_declared_order(
     assert result.sequential and "conflicts" not in result.to_wire()
 
 
-@pytest.mark.req("R-D3")
+@pytest.mark.req("R-403")
 async def test_any_sequential_group_makes_the_whole_dispatch_sequential(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -249,7 +249,7 @@ async def test_any_sequential_group_makes_the_whole_dispatch_sequential(
     assert "chain" not in result.to_wire()  # nothing rewritten
 
 
-@pytest.mark.req("R-D9")
+@pytest.mark.req("R-409")
 async def test_parallel_rewrites_conflict_deny_and_name_both_hooks() -> None:
     """A guarded rewrite conflict denies, naming both hooks."""
     reg = registry(
@@ -335,7 +335,7 @@ async def test_sequential_output_rewrites_chain_too() -> None:
 # ----------------------------------------------------------------------------- failures
 
 
-@pytest.mark.req("R-D3", "R-D4", "R-D6")
+@pytest.mark.req("R-403", "R-404", "R-406")
 async def test_each_hook_keeps_its_own_timeout_and_failure_policy(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -360,7 +360,7 @@ async def test_each_hook_keeps_its_own_timeout_and_failure_policy(
     assert specific["additionalContext"] == "fast"
 
 
-@pytest.mark.req("R-D4")
+@pytest.mark.req("R-404")
 async def test_a_failed_continue_hook_contributes_nothing_but_is_reported() -> None:
     reg = registry(
         "Notification",
@@ -377,7 +377,7 @@ async def test_a_failed_continue_hook_contributes_nothing_but_is_reported() -> N
     }
 
 
-@pytest.mark.req("R-D5")
+@pytest.mark.req("R-405")
 async def test_hook_abort_merges_as_continue_false() -> None:
     """HookAbortError merges as continue false."""
     reg = registry(
@@ -412,7 +412,7 @@ async def test_an_unencodable_output_fails_only_its_hook() -> None:
 # ------------------------------------------------------------------------------ context
 
 
-@pytest.mark.req("R-D1", "R-D11")
+@pytest.mark.req("R-401", "R-411")
 async def test_hooks_get_ids_context_state_and_their_own_copy_of_the_input() -> None:
     """``tool_use_id`` defaults to the input's; context, state and input copies."""
     seen: Seen = []
@@ -438,7 +438,7 @@ async def test_hooks_get_ids_context_state_and_their_own_copy_of_the_input() -> 
     assert seen[-1][1] == "toolu_9"
 
 
-@pytest.mark.req("R-D3")
+@pytest.mark.req("R-403")
 async def test_cancelling_a_dispatch_cancels_every_hook(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -519,7 +519,7 @@ BASH_ANSWER = {
 }
 
 
-@pytest.mark.req("R-D1")
+@pytest.mark.req("R-401")
 async def test_dispatch_in_both_framings_over_the_server() -> None:
     """``hook_dispatch`` and ``hooks/dispatch`` give the same answer."""
     async with served(load_hooks(DISPATCH_HOOKS)) as (peer, _):
@@ -531,7 +531,7 @@ async def test_dispatch_in_both_framings_over_the_server() -> None:
         assert without_times(got[7]["result"]) == BASH_ANSWER
 
 
-@pytest.mark.req("R-D1")
+@pytest.mark.req("R-401")
 async def test_an_input_the_event_rejects_is_invalid_params() -> None:
     """With validation on, a bad input is an error and no hook runs."""
     bad = pre_tool_use("Bash")
@@ -550,7 +550,7 @@ async def test_an_input_the_event_rejects_is_invalid_params() -> None:
         assert len(payload(await peer.recv())["hooks"]) == 2  # --no-validate: runs anyway
 
 
-@pytest.mark.req("R-D3")
+@pytest.mark.req("R-403")
 async def test_a_cancelled_dispatch_is_never_answered(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
@@ -565,7 +565,7 @@ async def test_a_cancelled_dispatch_is_never_answered(
 # ------------------------------------------------------------------ the real process
 
 
-@pytest.mark.req("R-D1", "R-D2", "R-D9")
+@pytest.mark.req("R-401", "R-402", "R-409")
 async def test_dispatch_through_the_real_process() -> None:
     """Control and JSON-RPC dispatches through ``hookd serve``."""
     async with hookd_process("serve", DISPATCH_HOOKS) as (peer, _):

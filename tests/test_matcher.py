@@ -7,7 +7,7 @@ import pytest
 from hookd.events import EVENTS
 from hookd.matcher import MatcherError, compile_matcher, matcher_field, matcher_subject
 
-pytestmark = pytest.mark.req("R-D2")
+pytestmark = pytest.mark.req("R-402")
 
 # (matcher, kind, values it selects, values it does not)
 RULES: list[tuple[str | None, str, list[str], list[str]]] = [

@@ -149,7 +149,7 @@ ROWS: list[tuple[str, str, list[dict[str, Any]], dict[str, Any]]] = [
 @pytest.mark.parametrize(
     ("event", "outputs", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS]
 )
-@pytest.mark.req("R-D5", "R-D6", "R-D7", "R-D8", "R-D10")
+@pytest.mark.req("R-405", "R-406", "R-407", "R-408", "R-410")
 def test_merge_rule(event: str, outputs: list[dict[str, Any]], expected: dict[str, Any]) -> None:
     """One row of the merge table each."""
     assert merge_outputs(event, outputs) == expected
@@ -159,7 +159,7 @@ DECISIONS = ["deny", "defer", "ask", "allow"]  # most restrictive first
 
 
 @pytest.mark.parametrize(("first", "second"), list(permutations(DECISIONS, 2)))
-@pytest.mark.req("R-D6")
+@pytest.mark.req("R-406")
 def test_permission_decision_most_restrictive_wins_and_is_named(first: str, second: str) -> None:
     """Deny > defer > ask > allow, in either order."""
     outputs = [
@@ -199,7 +199,7 @@ REWRITE = [
 ]
 
 
-@pytest.mark.req("R-D9")
+@pytest.mark.req("R-409")
 def test_parallel_rewrites_that_differ_are_a_conflict_and_neither_is_used() -> None:
     """In parallel, two different rewrites are a conflict."""
     merged = merge("PreToolUse", [Vote(f"hook_{i}", o) for i, o in enumerate(REWRITE)])
@@ -221,7 +221,7 @@ def test_parallel_rewrites_that_agree_are_no_conflict() -> None:
     assert merged.output["hookSpecificOutput"]["updatedInput"] == {"command": "ls -a"}
 
 
-@pytest.mark.req("R-D9")
+@pytest.mark.req("R-409")
 def test_sequential_rewrites_the_last_one_stands() -> None:
     """In sequence, the last rewrite stands."""
     merged = merge("PreToolUse", [Vote(str(i), o) for i, o in enumerate(REWRITE)], sequential=True)
@@ -229,7 +229,7 @@ def test_sequential_rewrites_the_last_one_stands() -> None:
     assert merged.output["hookSpecificOutput"]["updatedInput"] == {"command": "ls -l"}
 
 
-@pytest.mark.req("R-D10")
+@pytest.mark.req("R-410")
 def test_any_other_single_valued_field_conflicts_the_same_way() -> None:
     """Single-valued fields follow the rewrite rule, unguarded."""
     votes = [
@@ -250,7 +250,7 @@ def test_any_other_single_valued_field_conflicts_the_same_way() -> None:
 @pytest.mark.parametrize(
     ("event", "outputs", "expected"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS]
 )
-@pytest.mark.req("R-D1")
+@pytest.mark.req("R-401")
 def test_merged_outputs_are_valid_outputs_of_their_event(
     event: str, outputs: list[dict[str, Any]], expected: dict[str, Any]
 ) -> None:

@@ -72,7 +72,7 @@ BAD_HANDLERS: list[tuple[str, Any, str]] = [
 def test_a_bad_entry_is_named_and_skipped_and_the_others_load(
     tmp_path: Path, handler: Any, message: str
 ) -> None:
-    """R-C3: one bad entry, named by path; the others load."""
+    """R-303: one bad entry, named by path; the others load."""
     hooks = [command("first"), handler, command("last")]
     path = write(tmp_path / "s.json", {"hooks": {"PreToolUse": [{"hooks": hooks}]}})
     registry = Registry()
@@ -140,7 +140,7 @@ GROUP_PROBLEMS: list[tuple[str, Any, str]] = [
     ("settings", "message"), [r[1:] for r in GROUP_PROBLEMS], ids=[r[0] for r in GROUP_PROBLEMS]
 )
 def test_file_and_group_problems_are_reported(tmp_path: Path, settings: Any, message: str) -> None:
-    """R-C3."""
+    """R-303."""
     path = write(tmp_path / "s.json", settings)
     assert load_settings([path], Registry()) == [path + message]
 
@@ -155,7 +155,7 @@ def test_file_and_group_problems_are_reported(tmp_path: Path, settings: Any, mes
     ids=["invalid-json", "not-an-object", "missing"],
 )
 def test_an_unusable_file_raises(tmp_path: Path, content: str | None, message: str) -> None:
-    """R-C2."""
+    """R-302."""
     path = tmp_path / "settings.json"
     if content is not None:
         path.write_text(content)
@@ -167,7 +167,7 @@ def test_an_unusable_file_raises(tmp_path: Path, content: str | None, message: s
 
 
 def test_entries_become_registrations_with_their_options(tmp_path: Path) -> None:
-    """R-C1, R-C4: one registration per handler, with its options."""
+    """R-301, R-304: one registration per handler, with its options."""
     retry = {"attempts": 4, "backoff": 0.5, "multiplier": 3, "maxBackoff": 5, "exitCodes": [75]}
     settings = {
         "hooks": {
@@ -205,7 +205,7 @@ def test_entries_become_registrations_with_their_options(tmp_path: Path) -> None
 
 
 def test_bash_shell(tmp_path: Path) -> None:
-    """R-C4."""
+    """R-304."""
     path = write(tmp_path / "s.json", single(command("echo $BASH_VERSION", shell="bash")))
     registry = Registry()
     load_settings([path], registry)
@@ -213,13 +213,13 @@ def test_bash_shell(tmp_path: Path) -> None:
 
 
 def test_project_dir_is_the_parent_of_dot_claude(tmp_path: Path) -> None:
-    """R-C6."""
+    """R-306."""
     assert project_dir(tmp_path / ".claude" / "settings.json") == str(tmp_path)
     assert project_dir(tmp_path / "hookd.json") is None
 
 
 def test_the_same_handler_in_several_files_is_registered_once(tmp_path: Path) -> None:
-    """R-C3."""
+    """R-303."""
     user = write(tmp_path / "user.json", single(command("./lint.sh")))
     project = write(tmp_path / "project.json", single(command("./lint.sh", timeout=9)))
     other = write(tmp_path / "other.json", single(command("./lint.sh"), event="PostToolUse"))
@@ -233,7 +233,7 @@ def test_the_same_handler_in_several_files_is_registered_once(tmp_path: Path) ->
 
 
 def test_ids_continue_after_the_python_hooks(tmp_path: Path) -> None:
-    """R-C1."""
+    """R-301."""
     registry = load_hooks(BASIC)
     before = len(registry)
     path = write(tmp_path / "s.json", single(command("x")))
@@ -276,7 +276,7 @@ MIXED = {
 
 
 async def test_settings_served_beside_python_hooks(tmp_path: Path) -> None:
-    """R-C1, R-C10, R-C12: allow, block, crash, hang, JSON and text beside Python hooks."""
+    """R-301, R-310, R-312: allow, block, crash, hang, JSON and text beside Python hooks."""
     branch = tmp_path / ".claude" / "hooks" / "branch.sh"
     write(branch, '#!/bin/sh\necho "on branch main in $(basename "$CLAUDE_PROJECT_DIR")"\n')
     branch.chmod(branch.stat().st_mode | stat.S_IXUSR)
@@ -320,7 +320,7 @@ async def test_settings_served_beside_python_hooks(tmp_path: Path) -> None:
 
 
 async def test_the_example_settings_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    """R-C1: examples/settings.json loads cleanly and its guard works."""
+    """R-301: examples/settings.json loads cleanly and its guard works."""
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     registry = Registry()
     assert load_settings([str(ROOT / "examples" / "settings.json")], registry) == []
