@@ -8,7 +8,6 @@ answer. See ``conformance/README.md`` for the format and the rules.
 from __future__ import annotations
 
 import argparse
-import math
 import secrets
 import subprocess
 import sys
@@ -20,10 +19,11 @@ from typing import Any, Final, Literal
 import trio
 
 from hookd._replay_answers import Answers
-from hookd._replay_plan import Key, Plan, Step, build_plan, flatten_ids, map_callback_ids
+from hookd._replay_plan import Plan, build_plan
+from hookd._replay_player import Player, probe_key
 from hookd._replay_report import format_report
 from hookd.transcript import Transcript, TranscriptError, load
-from hookd.wire import LineFramer, encode_message
+from hookd.wire import LineFramer
 
 __all__ = [
     "ReplayConfig",
@@ -39,8 +39,6 @@ Pace = Literal["causal", "recorded"]
 PROBE_PREFIX: Final = "hookd-replay-"
 STDERR_TAIL_BYTES: Final = 64 * 1024
 MAX_ANSWER_BYTES: Final = 1 << 30
-#: Longest wait for hookd to start and answer the replayer's first ``initialize``.
-START_TIMEOUT_S: Final = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,15 +78,6 @@ def _nonce() -> str:
     return secrets.token_hex(4)
 
 
-def _probe_key(request_id: str) -> Key:
-    return ("control", f'"{request_id}"')
-
-
-def _probe_line(request_id: str) -> bytes:
-    body = {"subtype": "initialize"}
-    return encode_message({"type": "control_request", "request_id": request_id, "request": body})
-
-
 def server_command(transcript: Transcript, config: ReplayConfig) -> list[str]:
     """``python -m hookd serve HOOKS [serve args]`` for this transcript."""
     if config.command is not None:
@@ -100,107 +89,12 @@ def server_command(transcript: Transcript, config: ReplayConfig) -> list[str]:
     return [sys.executable, "-m", "hookd", "serve", hooks, *args]
 
 
-class _Player:
-    """Sends the plan's steps in order, paced, each after the answers before it."""
-
-    def __init__(self, result: ReplayResult, config: ReplayConfig, stdin: trio.abc.SendStream):
-        self.result, self.config, self.stdin = result, config, stdin
-        header_speed = result.transcript.header.speed
-        self.speed = config.speed if config.speed is not None else header_speed
-        self.sent_at: dict[Key, float] = {}
-        self.last_sent: float | None = None
-        self.init_id, self.fence_id = result.probe_ids
-
-    async def play(self) -> None:
-        plan = self.result.plan
-        if not await self._handshake():
-            return
-        for step in plan.steps:
-            if not await self._wait_answers(step.after, f"line {step.entry.lineno}"):
-                return
-            await trio.sleep_until(self._due(step))
-            if not await self._send(step):
-                return
-        if await self._wait_answers(len(plan.expected), "the end"):
-            await self._probe(self.fence_id)
-
-    async def _handshake(self) -> bool:
-        """Wait until hookd answers an ``initialize``; in host mode, map the callback ids."""
-        answer = await self._probe(self.init_id, max(START_TIMEOUT_S, self.config.timeout_s))
-        if answer is None:
-            return False
-        if self.result.plan.mode != "host":
-            return True
-        try:
-            live = flatten_ids(answer["response"]["response"]["hooks"])
-        except (KeyError, TypeError):
-            self.result.errors.append(f"initialize: no hooks map in hookd's answer: {answer!r}")
-            return False
-        recorded = self.result.plan.recorded_ids
-        if len(live) != len(recorded):
-            self.result.errors.append(
-                f"the recording registers {len(recorded)} callbacks {recorded}, "
-                f"the hooks module {len(live)} {live}"
-            )
-        self.result.mapping = dict(zip(recorded, live, strict=False))
-        return True
-
-    def _due(self, step: Step) -> float:
-        due = trio.current_time()
-        if step.cancels is not None and step.cancels in self.sent_at:
-            due = max(due, self.sent_at[step.cancels] + _scaled(step.delay_s, self.speed))
-        if self.config.pace == "recorded" and self.last_sent is not None:
-            due = max(due, self.last_sent + _scaled(step.gap_s, self.speed))
-        return due
-
-    async def _send(self, step: Step) -> bool:
-        msg = map_callback_ids(step.entry.msg, self.result.mapping)
-        if not await self._write(step.entry.wire_bytes(msg), f"line {step.entry.lineno}"):
-            return False
-        self.last_sent = self.result.sent_at[step.entry.lineno] = trio.current_time()
-        if step.key is not None:
-            self.sent_at[step.key] = self.last_sent
-        return True
-
-    async def _write(self, data: bytes, what: str) -> bool:
-        try:
-            await self.stdin.send_all(data)
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            self.result.errors.append(f"hookd closed its input before {what} was sent")
-            return False
-        return True
-
-    async def _wait_answers(self, count: int, before: str) -> bool:
-        timeout = self.config.timeout_s
-        with trio.move_on_after(timeout):
-            if await self.result.answers.wait_through(count):
-                return True
-            self.result.errors.append(f"hookd closed its output while answers were due ({before})")
-            return False
-        self.result.errors.append(f"answers still missing after {timeout:g}s (before {before})")
-        return False
-
-    async def _probe(self, request_id: str, timeout_s: float | None = None) -> Any:
-        if not await self._write(_probe_line(request_id), f"the {request_id} request"):
-            return None
-        with trio.move_on_after(timeout_s or self.config.timeout_s):
-            answer = await self.result.answers.wait_probe(_probe_key(request_id))
-            if answer is not None:
-                return answer
-        self.result.errors.append(f"no answer to the replayer's own {request_id} request")
-        return None
-
-
-def _scaled(seconds: float, speed: float) -> float:
-    return 0.0 if math.isinf(speed) else seconds / speed
-
-
 async def replay(transcript: Transcript, config: ReplayConfig | None = None) -> ReplayResult:
     """Replay ``transcript`` against a fresh server process and compare every answer."""
     config = config or ReplayConfig()
     plan = build_plan(transcript)
     probe_ids = (f"{PROBE_PREFIX}initialize-{_nonce()}", f"{PROBE_PREFIX}fence-{_nonce()}")
-    answers = Answers(plan.expected, probes={_probe_key(i) for i in probe_ids})
+    answers = Answers(plan.expected, probes={probe_key(i) for i in probe_ids})
     result = ReplayResult(transcript, server_command(transcript, config), plan, answers)
     result.probe_ids = probe_ids
     proc = await trio.lowlevel.open_process(
@@ -211,7 +105,7 @@ async def replay(transcript: Transcript, config: ReplayConfig | None = None) -> 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_read_answers, proc.stdout, answers)
             nursery.start_soon(_read_stderr, proc.stderr, result.stderr)
-            await _Player(result, config, proc.stdin).play()
+            await Player(result, config, proc.stdin).play()
             await _finish(proc, result, config.timeout_s)
             nursery.cancel_scope.deadline = trio.current_time() + config.timeout_s
     finally:

@@ -10,8 +10,9 @@ a server and appends every line that crosses them to a transcript file.
 from __future__ import annotations
 
 import os
+import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -259,71 +260,6 @@ class TranscriptWriter:
             self._file.close()
 
 
-class _Lines:
-    """Splits a byte stream into lines (the recorder keeps them whole, whatever their size)."""
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-
-    def feed(self, data: bytes) -> Iterator[bytes]:
-        self._buf += data
-        while (end := self._buf.find(b"\n")) >= 0:
-            line = bytes(self._buf[:end])
-            del self._buf[: end + 1]
-            if line.strip():
-                yield line
-
-    def close(self) -> bytes | None:
-        line, self._buf = bytes(self._buf), bytearray()
-        return line if line.strip() else None
-
-
-class _TeeReceive(trio.abc.ReceiveStream):
-    def __init__(self, inner: trio.abc.ReceiveStream, writer: TranscriptWriter) -> None:
-        self._inner, self._writer, self._lines = inner, writer, _Lines()
-        self._done = False
-
-    async def receive_some(self, max_bytes: int | None = None) -> bytes:
-        data = bytes(await self._inner.receive_some(max_bytes))
-        for line in self._lines.feed(data):
-            self._writer.write(TO_HOOKD, line)
-        if not data:
-            self._finish()
-        return data
-
-    def _finish(self) -> None:
-        if not self._done:
-            self._done = True
-            tail = self._lines.close()
-            if tail is not None:
-                self._writer.write(TO_HOOKD, tail)
-            self._writer.release()
-
-    async def aclose(self) -> None:
-        self._finish()
-        await self._inner.aclose()
-
-
-class _TeeSend(trio.abc.SendStream):
-    def __init__(self, inner: trio.abc.SendStream, writer: TranscriptWriter) -> None:
-        self._inner, self._writer, self._lines = inner, writer, _Lines()
-        self._done = False
-
-    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        await self._inner.send_all(data)
-        for line in self._lines.feed(bytes(data)):
-            self._writer.write(FROM_HOOKD, line)
-
-    async def wait_send_all_might_not_block(self) -> None:
-        await self._inner.wait_send_all_might_not_block()
-
-    async def aclose(self) -> None:
-        if not self._done:
-            self._done = True
-            self._writer.release()
-        await self._inner.aclose()
-
-
 def tee_streams(
     receive: trio.abc.ReceiveStream,
     send: trio.abc.SendStream,
@@ -336,8 +272,10 @@ def tee_streams(
     ``send`` as ``hookd->cli``. The file starts with a header line made of
     ``header``; the protocol bytes pass through unchanged.
     """
+    from hookd._tee import TeeReceive, TeeSend
+
     writer = TranscriptWriter(path, header)
-    return _TeeReceive(receive, writer), _TeeSend(send, writer)
+    return TeeReceive(receive, writer), TeeSend(send, writer)
 
 
 def tee_from_env(
@@ -350,20 +288,32 @@ def tee_from_env(
     """:func:`tee_streams` into ``$HOOKD_RECORD`` when it is set; else the streams as they are.
 
     ``{pid}`` in the path becomes the process id, so several servers started by
-    one CLI write separate files.
+    one CLI write separate files. ``serve_args`` defaults to the arguments that
+    follow ``serve`` on this process's command line, less ``hooks``.
     """
     target = os.environ.get(RECORD_ENV)
     if not target:
         return receive, send
     path = Path(target.replace("{pid}", str(os.getpid())))
-    hooks_ref = hooks_reference(hooks, path.parent)
+    if serve_args is None:
+        serve_args = _serve_args_from_argv(hooks)
     header = {
         "mode": "sidecar",
-        "hooks": hooks_ref,
+        "hooks": hooks_reference(hooks, path.parent),
         "serve_args": serve_args or None,
         "description": f"recorded by hookd serve (pid {os.getpid()})",
     }
     return tee_streams(receive, send, path, header)
+
+
+def _serve_args_from_argv(hooks: str | None) -> list[str]:
+    argv = sys.argv[1:]
+    if "serve" not in argv:
+        return []
+    rest = argv[argv.index("serve") + 1 :]
+    if hooks in rest:
+        rest.remove(hooks)
+    return rest
 
 
 def hooks_reference(hooks: str | None, folder: Path) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import hookd.service
 from hookd._replay_plan import host_only
 from hookd.record import proxy_header, record_env, serve_invocation
 from hookd.replay import ReplayConfig, format_report, replay
-from hookd.transcript import RECORD_ENV, load, tee_streams
+from hookd.transcript import RECORD_ENV, load, tee_from_env, tee_streams
 from tests.test_replay import ALLOW, HOOKS, SELFTEST, STOP, call
 
 PY = sys.executable
@@ -54,6 +55,25 @@ async def test_tee_passes_bytes_through_and_records_every_line(tmp_path: Path) -
         ("hookd->cli", {"a": 1}, None),
         ("hookd->cli", {"b": 2}, None),
     ]
+
+
+async def test_hookd_record_env_var_makes_a_server_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cli_out, tee_in = trio.testing.memory_stream_one_way_pair()
+    tee_out, _cli_in = trio.testing.memory_stream_one_way_pair()
+    assert tee_from_env(tee_in, tee_out, hooks="h.py") == (tee_in, tee_out)  # unset: as they are
+
+    monkeypatch.setenv(RECORD_ENV, str(tmp_path / "s-{pid}.jsonl"))
+    monkeypatch.setattr(sys, "argv", ["hookd", "serve", "--timeout", "5", str(tmp_path / "h.py")])
+    receive, send = tee_from_env(tee_in, tee_out, hooks=str(tmp_path / "h.py"))
+    await cli_out.send_all(b'{"a": 1}\n')
+    assert await receive.receive_some() == b'{"a": 1}\n'
+    await send.aclose()
+    await receive.aclose()
+    transcript = load(tmp_path / f"s-{os.getpid()}.jsonl")
+    assert (transcript.header.hooks, transcript.header.serve_args) == ("h.py", ("--timeout", "5"))
+    assert [(e.dir, e.msg) for e in transcript.entries] == [("cli->hookd", {"a": 1})]
 
 
 def test_serve_commands_are_recognised_with_their_hooks_and_options(tmp_path: Path) -> None:

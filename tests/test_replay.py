@@ -19,6 +19,7 @@ ALLOW = CONFORMANCE / "transcripts" / "v2.1.330_allow.jsonl"
 HOOKS = CONFORMANCE / "hooks"
 SELFTEST = str(HOOKS / "selftest.py")  # hook_1: Stop, answers {}; hook_2: Notification, hangs
 PRE_TOOL_USE_ID = "02900a7b-d599-4c97-ad16-a1c51df5d874"
+EPSILON_S = 1e-6  # float rounding of clock arithmetic
 
 STOP = {
     "session_id": "s1",
@@ -214,7 +215,7 @@ async def test_a_cancel_waits_for_its_recorded_pause_scaled_by_speed(tmp_path: P
     path = write_transcript(tmp_path / "t.jsonl", lines, mode="sidecar", hooks=SELFTEST, speed=2)
     result = await replay(load(path))
     assert result.ok, format_report(result)
-    assert result.sent_at[3] - result.sent_at[2] >= 0.3  # 0.6 s recorded, at speed 2
+    assert result.sent_at[3] - result.sent_at[2] >= 0.3 - EPSILON_S  # 0.6 s recorded, at speed 2
 
     fast = await replay(load(path), ReplayConfig(speed=float("inf")))
     assert fast.ok, format_report(fast)
@@ -225,7 +226,7 @@ async def test_recorded_pace_keeps_every_gap(tmp_path: Path) -> None:
     path = write_transcript(tmp_path / "t.jsonl", lines, hooks=SELFTEST)
     result = await replay(load(path), ReplayConfig(pace="recorded", speed=2))
     assert result.ok, format_report(result)
-    assert result.sent_at[3] - result.sent_at[2] >= 0.2
+    assert result.sent_at[3] - result.sent_at[2] >= 0.2 - EPSILON_S
 
 
 async def test_a_missing_answer_is_reported_after_the_timeout(tmp_path: Path) -> None:
