@@ -364,17 +364,28 @@ def _wanted_input_type(callback: Any) -> type[Any] | None:
     """The msgspec Struct a callback asks for as its first parameter, if any."""
     try:
         params = list(inspect.signature(callback).parameters.values())
-        hints = get_type_hints(callback)
-    except (TypeError, ValueError, NameError, AttributeError):
+    except (TypeError, ValueError):
         return None
     if not params:
         return None
-    wanted = hints.get(params[0].name)
+    try:
+        wanted = get_type_hints(callback).get(params[0].name)
+    except Exception:  # an annotation that does not resolve: try hookd's own input types
+        wanted = _event_type_named(params[0].annotation)
     import msgspec
 
     if isinstance(wanted, type) and issubclass(wanted, msgspec.Struct):
         return wanted
     return None
+
+
+def _event_type_named(annotation: object) -> type[Any] | None:
+    if not isinstance(annotation, str):
+        return None
+    from hookd import events
+
+    found = getattr(events, annotation.rsplit(".", 1)[-1], None)
+    return found if isinstance(found, type) else None
 
 
 def _replace_runner(reg: Registration, runner: Runner) -> Registration:

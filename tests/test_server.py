@@ -329,3 +329,20 @@ async def test_decorated_and_dict_registrations_mix() -> None:
         note = event_input("Notification", message="m", notification_type="info")
         await peer.send(hook_request("x", "hook_2", note))
         assert payload(await peer.recv()) == {"systemMessage": "hook_2"}
+
+
+async def test_a_callback_may_ask_for_a_typed_input() -> None:
+    from hookd.events import PreToolUseInput
+
+    seen: list[object] = []
+
+    async def typed(data: PreToolUseInput, tool_use_id: str | None, ctx: Any) -> dict[str, Any]:
+        seen.append(data)
+        return {"systemMessage": f"{data.tool_name}: {data.tool_input['command']}"}
+
+    reg = Registry()
+    reg.add("PreToolUse", typed)
+    async with served(reg) as (peer, _):
+        await peer.send(hook_request("t", "hook_1", pre_tool_use(extra_field=1)))
+        assert payload(await peer.recv()) == {"systemMessage": "Bash: ls"}
+    assert isinstance(seen[0], PreToolUseInput)
