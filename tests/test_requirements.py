@@ -8,6 +8,7 @@ file) or by a conformance transcript whose header lists it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -51,6 +52,7 @@ def named_in_transcripts() -> Where:
     return where
 
 
+@functools.cache
 def covered() -> Where:
     where: Where = defaultdict(set)
     for source in (named_in_tests(), named_in_transcripts()):
