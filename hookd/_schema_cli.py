@@ -109,17 +109,17 @@ class _Report:
         self.checked += 1
         if problem is not None:
             self.invalid += 1
-            print(f"{self.label}:{line}: {what}: {problem}")
+            print(f"{self.label}:{line}: {what}{': ' if what else ''}{problem}")
 
     def broken(self, line: int, problem: str) -> None:
-        self.invalid += 1
-        print(f"{self.label}:{line}: {problem}")
+        """A line that could not be checked at all counts as an invalid item."""
+        self.result(line, "", problem)
 
     def warn(self, line: int, text: str) -> None:
         print(f"{self.label}:{line}: warning: {text}")
 
     def finish(self) -> int:
-        valid = self.checked - min(self.invalid, self.checked)
+        valid = self.checked - self.invalid
         tail = f", {self.invalid} invalid" if self.invalid else ""
         print(f"{self.label}: checked {self.checked}: {valid} valid{tail}")
         return 1 if self.invalid else 0

@@ -260,13 +260,15 @@ def _unknown(instance: dict[str, Any], schema: dict[str, Any], hints: _Where) ->
     import difflib
 
     known = list(schema.get("properties", {}))
-    parts = []
+    parts, unhinted = [], False
     for key in (k for k in instance if k not in known):
         close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
         hint = f"did you mean {close[0]!r}?" if close else hints.hints.get(key, hints.other_hint)
         parts.append(f"{_show(key)} ({hint})" if hint else _show(key))
+        unhinted = unhinted or not hint
     noun = "unknown field" if len(parts) == 1 else "unknown fields"
-    return f"{noun} {', '.join(parts)}"
+    allowed = f"; allowed: {', '.join(known)}" if unhinted and known else ""
+    return f"{noun} {', '.join(parts)}{allowed}"
 
 
 _MSGSPEC_AT: Final = re.compile(r"(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?", re.S)
@@ -291,7 +293,10 @@ def _path(parts: Sequence[Any], root: str) -> str:
 
 
 def _either(types: Any) -> str:
-    return " or ".join(dict.fromkeys(_as_list(types)))
+    names = list(dict.fromkeys(_as_list(types)))
+    if "number" in names and "integer" in names:
+        names.remove("integer")
+    return " or ".join(names)
 
 
 def _as_list(value: Any) -> list[Any]:

@@ -13,7 +13,7 @@ from hookd import events
 from hookd.events import EVENTS, AsyncOutput, input_type, output_type
 
 ROOT = Path(__file__).resolve().parent.parent
-TRANSCRIPTS = sorted((ROOT / "conformance" / "transcripts").glob("*.jsonl"))
+TRANSCRIPTS = sorted((ROOT / "conformance" / "transcripts").glob("v[0-9]*.jsonl"))
 
 # (event, matcher field, block style, takes a hookSpecificOutput), in the CLI's order.
 CATALOGUE: list[tuple[str, str | None, str, bool]] = [

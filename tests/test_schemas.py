@@ -99,7 +99,12 @@ def test_enums_keep_their_declared_order() -> None:
 
 # --------------------------------------------------------------------------- envelopes
 
-CALLBACK: dict[str, Any] = {"subtype": "hook_callback", "callback_id": "hook_1", "input": {}, "tool_use_id": None}
+CALLBACK: dict[str, Any] = {
+    "subtype": "hook_callback",
+    "callback_id": "hook_1",
+    "input": {},
+    "tool_use_id": None,
+}
 
 # (schema, message, valid)
 ENVELOPE_CASES: list[tuple[str, Any, bool]] = [
