@@ -28,6 +28,65 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+__all__ = [
+    "EVENTS",
+    "AddDirectories",
+    "AddRules",
+    "AllowDecision",
+    "AsyncOutput",
+    "BackgroundTask",
+    "BlockStyle",
+    "ConfigChangeInput",
+    "CwdChangedInput",
+    "DenyDecision",
+    "DirectoryAddedInput",
+    "Effort",
+    "ElicitationInput",
+    "ElicitationResultInput",
+    "EventSpec",
+    "FileChangedInput",
+    "HookInput",
+    "InstructionsLoadedInput",
+    "McpServer",
+    "MessageDisplayInput",
+    "NotificationInput",
+    "PermissionDeniedInput",
+    "PermissionRequestInput",
+    "PermissionRule",
+    "PermissionUpdate",
+    "PostCompactInput",
+    "PostModelSwitchInput",
+    "PostToolBatchInput",
+    "PostToolUseFailureInput",
+    "PostToolUseInput",
+    "PreCompactInput",
+    "PreModelSwitchInput",
+    "PreToolUseInput",
+    "RemoveDirectories",
+    "RemoveRules",
+    "ReplaceRules",
+    "SessionCron",
+    "SessionEndInput",
+    "SessionStartInput",
+    "SetMode",
+    "SetupInput",
+    "StopFailureInput",
+    "StopInput",
+    "SubagentStartInput",
+    "SubagentStopInput",
+    "SyncOutput",
+    "TaskCompletedInput",
+    "TaskCreatedInput",
+    "TeammateIdleInput",
+    "ToolCall",
+    "UserPromptExpansionInput",
+    "UserPromptSubmitInput",
+    "WorktreeCreateInput",
+    "WorktreeRemoveInput",
+    "input_type",
+    "output_type",
+]
+
 Number: TypeAlias = int | float
 JsonObject: TypeAlias = dict[str, Any]
 BlockStyle: TypeAlias = Literal["permission_decision", "permission_request", "decision", "none"]
@@ -545,10 +604,10 @@ class DenyDecision(_Strict, kw_only=True, frozen=True, tag="deny", tag_field="be
     interrupt: bool | UnsetType = UNSET
 
 
-Field: TypeAlias = tuple[str, Any] | tuple[str, Any, Any]
+_Field: TypeAlias = tuple[str, Any] | tuple[str, Any, Any]
 
 
-def _opt(name: str, tp: Any, description: str | None = None) -> Field:
+def _opt(name: str, tp: Any, description: str | None = None) -> _Field:
     """An optional output field (absent unless set)."""
     if description is not None:
         tp = Annotated[tp, Meta(description=description)]
@@ -565,7 +624,7 @@ _SUPPRESS: Final = _opt("suppress_original_prompt", bool, "omit the prompt from 
 
 #: The fields of each event's ``hookSpecificOutput`` besides ``hookEventName``.
 #: Events not listed take no ``hookSpecificOutput``.
-_SPECIFIC: Final[Mapping[str, tuple[Field, ...]]] = {
+_SPECIFIC: Final[Mapping[str, tuple[_Field, ...]]] = {
     "PreToolUse": (
         _opt("permission_decision", Literal["allow", "deny", "ask", "defer"]),
         _opt("permission_decision_reason", str),
@@ -619,7 +678,7 @@ def _specific_type(event: str) -> type[msgspec.Struct] | None:
     fields = _SPECIFIC.get(event)
     if fields is None:
         return None
-    name_field: Field = ("hook_event_name", Literal.__getitem__(event))
+    name_field: _Field = ("hook_event_name", Literal.__getitem__(event))
     cls = msgspec.defstruct(
         f"{event}HookSpecificOutput",
         [name_field, *fields],
@@ -633,7 +692,7 @@ def _specific_type(event: str) -> type[msgspec.Struct] | None:
 
 
 def _output_type(event: str, specific: type[msgspec.Struct] | None) -> type[msgspec.Struct]:
-    fields: list[Field] = (
+    fields: list[_Field] = (
         [] if specific is None else [("hook_specific_output", specific | UnsetType, UNSET)]
     )
     cls = msgspec.defstruct(
