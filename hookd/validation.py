@@ -171,8 +171,7 @@ def _describe(error: ValidationError, where: _Where) -> str:
     value = _instance(error)
     match error.validator:
         case "additionalProperties":
-            top = not error.absolute_path
-            hints = _Where(where.root, where.hints, where.other_hint) if top else _Where(where.root)
+            hints = _Where(where.root) if error.absolute_path else where
             return f"{at}: {_unknown(value, _schema_of(error), hints)}"
         case "required":
             missing = next(k for k in _rule(error) if k not in value)
@@ -271,17 +270,22 @@ def _unknown(instance: dict[str, Any], schema: dict[str, Any], hints: _Where) ->
     return f"{noun} {', '.join(parts)}{allowed}"
 
 
-_MSGSPEC_AT: Final = re.compile(r"(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?", re.S)
+_MSGSPEC_AT: Final = re.compile(
+    r"(?P<msg>.*?)(?: - at (?P<key>`key` in )?`\$(?P<path>[^`]*)`)?", re.DOTALL
+)
 
 
 def _from_msgspec(message: str, root: str) -> str:
-    """msgspec's ``Expected `str`, got `int` - at `$.a.b``` as ``a.b: ...``."""
+    """msgspec's ``Expected `str`, got `int` - at `$.a.b``` as ``a.b: ...``.
+
+    Used when jsonschema finds nothing wrong: only for values JSON cannot
+    hold, such as a dict key that is not a string.
+    """
     match = _MSGSPEC_AT.fullmatch(message)
     assert match is not None  # the pattern matches any text
     path = (match["path"] or "").lstrip(".")
-    if root == "input":
-        return f"input{'.' if path else ''}{path}: {match['msg']}"
-    return f"{path or root}: {match['msg']}"
+    where = f"input{'.' if path else ''}{path}" if root == "input" else path or root
+    return f"{where}: {match['msg']}{' (a key)' if match['key'] else ''}"
 
 
 def _path(parts: Sequence[Any], root: str) -> str:

@@ -243,6 +243,13 @@ def test_prepare_output_raises_naming_the_path_and_the_rule(
     assert str(info.value) == message
 
 
+def test_a_value_json_cannot_hold_is_reported_from_msgspec() -> None:
+    output = {"hookSpecificOutput": {"updatedInput": {1: "one"}}}
+    with pytest.raises(InvalidOutputError) as info:
+        prepare_output("PreToolUse", output)
+    assert str(info.value) == ("hookSpecificOutput.updatedInput: Expected `str`, got `int` (a key)")
+
+
 @pytest.mark.parametrize("event", ["SomeFutureEvent", "pretooluse", ""])
 def test_an_unknown_event_only_needs_an_object(event: str) -> None:
     output = {"anything": {"goes": True}, "hookSpecificOutput": {"x": 1}}
