@@ -83,25 +83,32 @@ def _schema(name: str) -> Schema:
     return {"$schema": DIALECT, "$id": f"{BASE_URI}{name}.json", **body}
 
 
+#: How each block style reads in an output schema's description.
+_BLOCKED_BY: Final = {
+    "permission_decision": 'A hook blocks it with hookSpecificOutput.permissionDecision "deny".',
+    "permission_request": 'A hook blocks it with hookSpecificOutput.decision.behavior "deny".',
+    "decision": 'A hook blocks it with decision "block" and a reason.',
+    "none": "A hook cannot block it.",
+}
+
+
 def _input_body(event: str) -> Schema:
     spec = events.EVENTS[event]
-    title = f"{event} hook input"
-    return _document(title, _struct_name(spec.input_type), spec.input_type.__doc__)
+    field = spec.matcher_field
+    matcher = f"Matchers are compared with {field}." if field else "It takes no matcher."
+    description = f"{(spec.input_type.__doc__ or '').strip()} {matcher} Extra fields are allowed."
+    return _document(f"{event} hook input", spec.input_type.__name__, description)
 
 
 def _output_body(event: str) -> Schema:
     spec = events.EVENTS[event]
-    root = {
-        "anyOf": [
-            {"$ref": _REF_PREFIX + _struct_name(spec.output_type)},
-            {"$ref": _REF_PREFIX + _struct_name(events.AsyncOutput)},
-        ]
-    }
+    refs = [spec.output_type.__name__, events.AsyncOutput.__name__]
     description = (
         f"What a {event} hook may answer: the synchronous output, or the async form. "
-        "Unknown fields are errors."
+        f"Unknown fields are errors. {_BLOCKED_BY[spec.block_style]}"
     )
-    return _tidy({"title": f"{event} hook output", "description": description, **root})
+    head = {"title": f"{event} hook output", "description": description}
+    return _tidy({**head, "anyOf": [{"$ref": _REF_PREFIX + name} for name in refs]})
 
 
 _EVENT_KINDS: Final[dict[str, Callable[[str], Schema]]] = {
@@ -110,14 +117,11 @@ _EVENT_KINDS: Final[dict[str, Callable[[str], Schema]]] = {
 }
 
 
-def _document(title: str, root_name: str, doc: str | None) -> Schema:
+def _document(title: str, root_name: str, description: str) -> Schema:
     """A document whose top level is component ``root_name`` itself, inlined."""
     components = _components()
     root = {k: v for k, v in components[root_name].items() if k not in ("title", "description")}
-    head: Schema = {"title": title}
-    if doc:
-        head["description"] = doc.strip()
-    return _tidy({**head, **root})
+    return _tidy({"title": title, "description": description, **root})
 
 
 def _tidy(document: Schema) -> Schema:
@@ -137,10 +141,6 @@ def _components() -> dict[str, Schema]:
         types += [spec.input_type, spec.output_type]
     _, components = msgspec.json.schema_components(types, ref_template=_REF_PREFIX + "{name}")
     return components
-
-
-def _struct_name(cls: type) -> str:
-    return cls.__name__
 
 
 def _reachable(node: Any, components: dict[str, Schema]) -> set[str]:
