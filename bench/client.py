@@ -93,6 +93,7 @@ class Contender:
                 env=env,
             )
         except OSError as exc:
+            self._stderr.close()
             raise ContenderError(f"cannot spawn {argv[0]}: {exc}") from exc
         if cpus:
             os.sched_setaffinity(self.proc.pid, cpus)
@@ -223,7 +224,8 @@ class Contender:
             except BrokenPipeError as exc:
                 raise ContenderError(self._death() + self.stderr_tail()) from exc
             if view:
-                readable, _, _ = select.select([self._rfd], [self._wfd], [])
+                watched = [self._rfd] if flow is not None else []
+                readable, _, _ = select.select(watched, [self._wfd], [])
                 if readable and flow is not None:
                     chunk = os.read(self._rfd, READ_BYTES)
                     if not chunk:

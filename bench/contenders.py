@@ -19,7 +19,15 @@ from typing import Any, Final
 from bench.client import Contender, ContenderError, Handshake, RunResult
 from bench.workload import Block, build_block
 
-__all__ = ["CONTENDERS", "Counts", "Spec", "calibrate", "measure", "measure_sleepers"]
+__all__ = [
+    "CONTENDERS",
+    "Counts",
+    "Spec",
+    "calibrate",
+    "measure",
+    "measure_rss",
+    "measure_sleepers",
+]
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 BENCH: Final = ROOT / "bench"
@@ -46,21 +54,25 @@ class Spec:
 
 @dataclass(frozen=True)
 class Counts:
-    n: int = 20_000
+    n: int = 20_000  # at 1 and 64 in flight
+    plot_n: int = 10_000  # at the other windows: points of the plot only
+    one_core_n: int = 5_000
     windows: tuple[int, ...] = (1, 4, 16, 64)
     warmup: int = 2_000
     spawns: int = 3
     rss_first: int = 10_000
     rss_total: int = 1_000_000
     per_call_n: int = 300
-    per_call_plot_n: int = 100  # spawn-per-call at windows other than 1 and 64 (plot only)
+    per_call_plot_n: int = 50
     sleepers: int = 1_000
     run_timeout_s: float = 240.0
+    budget_s: float = 560.0  # the whole run; RSS runs are capped to fit
 
     def requests(self, spec: Spec, window: int = 1) -> int:
-        if not spec.spawns_per_call:
-            return self.n
-        return self.per_call_n if window in (1, 64) else self.per_call_plot_n
+        main = window in (1, 64)
+        if spec.spawns_per_call:
+            return self.per_call_n if main else self.per_call_plot_n
+        return self.n if main else self.plot_n
 
 
 CONTENDERS: Final = (
@@ -124,13 +136,11 @@ def summary(run: RunResult) -> dict[str, Any]:
 
 
 def measure(spec: Spec, counts: Counts, cpus: set[int] | None, log: Log) -> dict[str, Any]:
-    """Every number for one contender; ``status`` is ``unavailable`` if it failed."""
+    """Throughput, latency, peak RSS and spawn times; ``unavailable`` if it failed."""
     session = Session(spec, cpus)
     try:
         result = _throughput(session, counts, log)
         result["spawn"] = _spawns(session, counts, result.pop("first_handshake"))
-        if spec.long_rss:
-            result["rss_growth"] = _rss_growth(session, counts, log)
     except ContenderError as exc:
         log(f"[{spec.name}] unavailable: {exc}")
         return {"status": "unavailable", "reason": str(exc)}
@@ -151,7 +161,7 @@ def _throughput(session: Session, counts: Counts, log: Log) -> dict[str, Any]:
             log(f"[{session.spec.name}] W={window}: {run.answers_per_s:,.0f} ans/s")
         if not session.spec.spawns_per_call:
             with client_on(session.cpus):
-                run = contender.run(block, n, 1, timeout_s=counts.run_timeout_s)
+                run = contender.run(block, counts.one_core_n, 1, timeout_s=counts.run_timeout_s)
             same_core = summary(run)
             log(f"[{session.spec.name}] W=1, one core: {run.answers_per_s:,.0f} ans/s")
         status = contender.status()
@@ -181,21 +191,31 @@ def _spawns(session: Session, counts: Counts, first: Handshake) -> dict[str, Any
     }
 
 
-def _rss_growth(session: Session, counts: Counts, log: Log) -> dict[str, Any]:
-    with session.spawn() as (contender, handshake):
-        block = session.block(handshake, counts.n)
-        marks = (counts.rss_first, counts.rss_total)
-        timeout_s = max(counts.run_timeout_s, counts.rss_total / 1000)
-        run = contender.run(
-            block, counts.rss_total, 64, timeout_s=timeout_s, rss_marks=marks, latency=False
-        )
-    first, last = run.rss_kib_at[counts.rss_first], run.rss_kib_at[counts.rss_total]
-    log(f"[{session.spec.name}] RSS {first} KiB at {counts.rss_first:,}, {last} KiB after")
+def measure_rss(
+    spec: Spec, counts: Counts, cpus: set[int] | None, log: Log, requests: int
+) -> dict[str, Any]:
+    """VmRSS of a fresh process after ``rss_first`` and after ``requests`` requests at W=64."""
+    session = Session(spec, cpus)
+    marks = (counts.rss_first, requests)
+    try:
+        with session.spawn() as (contender, handshake):
+            block = session.block(handshake, counts.n)
+            timeout_s = max(counts.run_timeout_s, requests / 1000)
+            run = contender.run(
+                block, requests, 64, timeout_s=timeout_s, rss_marks=marks, latency=False
+            )
+    except ContenderError as exc:
+        log(f"[{spec.name}] RSS run failed: {exc}")
+        return {"status": "unavailable", "reason": str(exc)}
+    first, last = run.rss_kib_at[counts.rss_first], run.rss_kib_at[requests]
+    log(f"[{spec.name}] RSS {first} KiB at {counts.rss_first:,}, {last} KiB at {requests:,}")
     return {
-        "requests": counts.rss_total,
+        "status": "ok",
+        "requests": requests,
+        "capped": requests < counts.rss_total,
         "window": 64,
-        "at_first_kib": first,
         "first": counts.rss_first,
+        "at_first_kib": first,
         "at_last_kib": last,
         "growth": last / first - 1,
         "answers_per_s": run.answers_per_s,

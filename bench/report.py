@@ -74,6 +74,12 @@ def _growth(results: Results) -> float | None:
     return None if growth is None else abs(growth) * 100
 
 
+def _growth_note(results: Results) -> str:
+    requests = get(results, SUBJECT, "rss_growth", "requests")
+    capped = get(results, SUBJECT, "rss_growth", "capped")
+    return f" (capped at {requests:,} requests to fit the time budget)" if capped else ""
+
+
 TARGETS: Final = (
     Target(
         "throughput @64 in flight >= 0.25x floor",
@@ -106,7 +112,13 @@ TARGETS: Final = (
         lambda v: v < 250,
         " ms",
     ),
-    Target("RSS flat (within 10%) from 10k to 1M requests", _growth, lambda v: v <= 10, " %"),
+    Target(
+        "RSS flat (within 10%) from 10k to 1M requests",
+        _growth,
+        lambda v: v <= 10,
+        " %",
+        _growth_note,
+    ),
     Target("1,000 concurrent 100 ms hooks done < 300 ms", _sleepers, lambda v: v < 300, " ms"),
 )
 
@@ -135,17 +147,11 @@ def _num(value: Any, spec: str = ",.0f") -> str:
 def _row(results: Results, name: str) -> list[str]:
     node = results["contenders"][name]
     if node.get("status") != "ok":
-        return [name, f"unavailable: {node.get('reason', '')}"[:120]]
+        return [name, "unavailable: " + _short_reason(node.get("reason", ""))]
     spawn = node["spawn"]
     first = spawn["to_init_ms_median"]
     spawn_text = _num(first) if first is not None else _num(spawn["to_first_hook_ms_median"]) + "*"
-    growth = node.get("rss_growth")
-    rss_text = "not run (time)" if name != "command" else "not run"
-    if growth:
-        rss_text = (
-            f"{growth['at_first_kib'] / 1024:.1f}->{growth['at_last_kib'] / 1024:.1f}"
-            f" ({growth['growth'] * 100:+.1f}%)"
-        )
+    rss_text = _rss_text(name, node.get("rss_growth"))
     p50, p99 = get(results, name, "runs", "1", "p50_us"), get(results, name, "runs", "1", "p99_us")
     return [
         name,
@@ -161,6 +167,26 @@ def _row(results: Results, name: str) -> list[str]:
         f"{node['peak_rss_kib'] / 1024:.1f}",
         rss_text,
     ]
+
+
+def _short_reason(reason: str) -> str:
+    """One line: what happened, and the last line of the contender's stderr if any."""
+    head, _, stderr = reason.partition("; stderr: ")
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    text = " ".join(head.split()) + (f" ({lines[-1]})" if lines else "")
+    return text[:140]
+
+
+def _rss_text(name: str, growth: dict[str, Any] | None) -> str:
+    if growth is None:
+        return "not run (time)" if name != "command" else "not run"
+    if growth["status"] != "ok":
+        return "failed"
+    text = (
+        f"{growth['at_first_kib'] / 1024:.1f}->{growth['at_last_kib'] / 1024:.1f}"
+        f" ({growth['growth'] * 100:+.1f}%)"
+    )
+    return text + (f" @{growth['requests'] // 1000}k" if growth["capped"] else "")
 
 
 def _line(cells: list[str]) -> str:
@@ -196,15 +222,18 @@ def _notes(results: Results) -> list[str]:
     cpu1, cpu64 = (calib[w]["client_cpu_us_per_answer"] for w in ("1", "64"))
     per_call = meta["counts"]["per_call_n"]
     return [
-        f"reqs: requests per window size; windows {meta['counts']['windows']}.",
+        "reqs: requests measured at 1 and at 64 in flight.",
         f"+ command: spawns one python3 per call, so only {per_call} requests at 1 and 64 in"
         f" flight ({meta['counts']['per_call_plot_n']} at the others), no one-core run.",
+        f"4 and 16 in flight (plot only): {meta['counts']['plot_n']:,} requests;"
+        f" 1 core @1: {meta['counts']['one_core_n']:,}.",
         "* sdk: spawn -> first hook_callback answered (the SDK sends initialize, it does not"
         " answer one);",
         "  the others: spawn -> initialize answered (first hook_callback in the JSON).",
         f"RSS 10k->1M: VmRSS after {meta['counts']['rss_first']:,} and"
         f" {meta['counts']['rss_total']:,} requests at 64 in flight, one fresh process;"
-        " run for the floor and hookd only, to fit the time budget.",
+        " run last, for the floor and hookd only; '@Nk' marks a run cut short to fit the"
+        " time budget.",
         f"client alone against `cat`: {_num(calib['1']['answers_per_s'])} ans/s @1,"
         f" {_num(calib['64']['answers_per_s'])} ans/s @64; client CPU"
         f" {cpu1:.1f} / {cpu64:.1f} us per answer.",

@@ -20,10 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from bench import plot, report
-from bench.contenders import CONTENDERS, ROOT, Counts, calibrate, measure, measure_sleepers
+from bench.contenders import (
+    CONTENDERS,
+    ROOT,
+    Counts,
+    calibrate,
+    measure,
+    measure_rss,
+    measure_sleepers,
+)
 
 QUICK = Counts(
     n=2_000,
+    plot_n=1_000,
+    one_core_n=1_000,
     warmup=200,
     spawns=1,
     rss_first=2_000,
@@ -96,6 +106,28 @@ def latency_series(results: dict[str, Any]) -> dict[str, list[tuple[int, float]]
     return series
 
 
+def rss_phase(
+    contenders: dict[str, Any], counts: Counts, cpus: set[int] | None, deadline: float
+) -> None:
+    """The long RSS runs, last; fastest first, each capped to its share of the time left."""
+
+    def rate(spec_name: str) -> float:
+        return float(contenders[spec_name]["runs"]["64"]["answers_per_s"])
+
+    names = [
+        spec.name
+        for spec in CONTENDERS
+        if spec.long_rss and contenders.get(spec.name, {}).get("status") == "ok"
+    ]
+    names.sort(key=rate, reverse=True)
+    specs = {spec.name: spec for spec in CONTENDERS}
+    for index, name in enumerate(names):
+        share_s = (deadline - time.monotonic()) / (len(names) - index)
+        fits = int(rate(name) * share_s * 0.8) // counts.rss_first * counts.rss_first
+        requests = min(counts.rss_total, max(fits, 2 * counts.rss_first))
+        contenders[name]["rss_growth"] = measure_rss(specs[name], counts, cpus, log, requests)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     counts = QUICK if args.quick else Counts()
@@ -110,11 +142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for spec in CONTENDERS
         if spec.name in wanted
     }
-    if "hookd" in wanted:
-        results["sleepers"] = measure_sleepers(counts, contender_cpus, log)
     if results["contenders"]["floor"]["status"] != "ok":
         log(f"the floor failed: {results['contenders']['floor']['reason']}")
         return 1
+    if "hookd" in wanted:
+        results["sleepers"] = measure_sleepers(counts, contender_cpus, log)
+    rss_phase(results["contenders"], counts, contender_cpus, started + counts.budget_s)
     results["targets"] = report.evaluate(results)
     results["elapsed_s"] = time.monotonic() - started
     write(args.out, results)
