@@ -75,10 +75,10 @@ def validate_main(path: str, event: str | None) -> int:
 # --------------------------------------------------------------------------- reading
 
 #: (line number, parsed value, parse error); the value is None when the line is not JSON.
-Line = tuple[int, Any, str | None]
+_Line = tuple[int, Any, str | None]
 
 
-def _parse(text: str) -> Iterator[Line]:
+def _parse(text: str) -> Iterator[_Line]:
     """The whole text as one JSON value if it is one, else one value per line."""
     try:
         yield 1, json.loads(text), None
@@ -128,7 +128,7 @@ class _Report:
 # --------------------------------------------------------------------------- outputs
 
 
-def _check_outputs(lines: list[Line], event: str | None, report: _Report) -> None:
+def _check_outputs(lines: list[_Line], event: str | None, report: _Report) -> None:
     for number, value, error in lines:
         if error is not None:
             report.broken(number, error)
@@ -165,7 +165,7 @@ class _Pending:
     requests: dict[tuple[str, Any], tuple[str, bool]] = field(default_factory=dict)
 
 
-def _check_transcript(lines: list[Line], report: _Report) -> None:
+def _check_transcript(lines: list[_Line], report: _Report) -> None:
     pending = _Pending()
     for number, record, error in lines:
         if error is not None:
