@@ -314,3 +314,18 @@ async def test_relayed_prompts_keep_stdin_open_until_the_cli_is_idle(
     assert single_tool_result(run)["is_error"] is False
     assert [r["result"] for r in run.of_type("result")] == ["done", "done"]
     assert [log["outcome"] for log in run.logs if log["msg"] == "request.completed"] == ["ok"]
+
+
+@pytest.mark.req("R-216")
+async def test_can_use_tool_without_a_callback_is_refused(claude: Path, tmp_path: Path) -> None:
+    made = tmp_path / "made_by_tool"
+    cli = [*bare_cli(claude), "--permission-prompt-tool", "stdio"]
+    with FakeAnthropic(run_tool_then_done([f"touch {made}"])) as api:
+        run = await run_hookd("host_undecided.py", cli, api, tmp_path)
+    assert_completed(run)
+    assert not made.exists()
+    result = single_tool_result(run)
+    assert result["is_error"] is True
+    assert result["content"].endswith("Error: canUseTool callback is not provided")
+    (completed,) = [log for log in run.logs if log.get("method") == "can_use_tool"]
+    assert completed["outcome"] == "unsupported"

@@ -398,7 +398,7 @@ async def test_a_recorded_run_replays_against_hookd_serve(tmp_path: Path) -> Non
     assert done.returncode == 0
     transcript = load(out)
     assert transcript.header.mode == "host"
-    assert transcript.hooks_spec() == str(HOOKS / "host_deny.py")
+    assert Path(str(transcript.hooks_spec())).resolve() == HOOKS / "host_deny.py"
     kinds = [(e.dir, e.msg.get("type")) for e in transcript.entries]
     assert kinds[:2] == [("hookd->cli", "control_request"), ("cli->hookd", "control_response")]
     assert ("hookd->cli", "user") in kinds

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -21,6 +23,7 @@ JsonObject = dict[str, Any]
 HOOKS_DIR = Path(__file__).resolve().parent.parent / "hooks"
 SESSION_TIMEOUT_S = 90.0
 READ_BYTES = 1 << 16
+ANONYMOUS_DIR = "/home/dev"
 
 
 def bare_cli(binary: Path) -> list[str]:
@@ -109,6 +112,8 @@ async def run_hookd(
     project.mkdir(exist_ok=True)
     env = cli_env(workdir / "home", api.base_url)
     env.pop("CLAUDE_CODE_SDK_READS_SESSION_STATE")  # hookd asks for it itself
+    if "PYTHONPATH" in os.environ:  # hookd is imported from where the tests import it
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     hook_file = str(HOOKS_DIR / hooks)
     options = [
         "--hooks",
@@ -142,7 +147,20 @@ async def run_hookd(
                 proc.kill()
                 await proc.wait()
     run.messages = [json.loads(line) for line in run.stdout.splitlines()]
+    if record is not None:
+        anonymise(record, workdir)
     return run
+
+
+def anonymise(transcript: Path, workdir: Path) -> None:
+    """Rewrite the run's temporary directory in a recorded transcript to ``/home/dev``.
+
+    Requests and answers change alike, so the transcript still replays (the
+    scenario hooks answer from their input only).
+    """
+    text = transcript.read_text().replace(str(workdir), ANONYMOUS_DIR)
+    mangled = re.sub("[^A-Za-z0-9]", "-", str(workdir))  # how the CLI names project folders
+    transcript.write_text(text.replace(mangled, ANONYMOUS_DIR.replace("/", "-")))
 
 
 async def _converse(proc: trio.Process, stdin: bytes, run: HostRun, read: ReadStdout) -> None:
