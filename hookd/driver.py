@@ -165,7 +165,8 @@ class Driver:
         payload = answer.get("response") if isinstance(answer.get("response"), dict) else {}
         version = payload.get("claude_code_version") if payload else None
         log.info("cli.initialized", hooks=len(self.registry), cli_version=version)
-        self._note(f"hookd: {len(self.registry)} hooks registered with the CLI")
+        count = len(self.registry)
+        self._note(f"hookd: {count} hook{'' if count == 1 else 's'} registered with the CLI")
         return True
 
     def _fail(self, reason: str) -> bool:
