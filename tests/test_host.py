@@ -30,7 +30,7 @@ from tests.support.fake_anthropic import (
     text,
     tool_calls,
 )
-from tests.support.host_run import HostRun, bare_cli, run_hookd
+from tests.support.host_run import HostRun, Recording, bare_cli, run_hookd
 
 pytestmark = pytest.mark.real_cli
 
@@ -46,14 +46,57 @@ def claude() -> Path:
     return binary
 
 
-def transcript(scenario: str) -> Path | None:
-    """Where to record ``scenario`` (with ``hookd record``), if recording was asked for.
+#: What each recorded scenario shows, and the requirements its transcript covers.
+SCENARIOS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "allow": ("PreToolUse allows the Bash call; the tool runs", ("R-202", "R-205", "R-030")),
+    "deny": ("PreToolUse denies; the tool does not run, the model is told why", ("R-205",)),
+    "rewrite": ("PreToolUse rewrites the command (updatedInput); that command runs", ("R-205",)),
+    "context": ("PreToolUse adds context; it reaches the model's next request", ("R-205",)),
+    "raise_block": (
+        "a hook raises under on_failure=block: answered with a deny; the tool does not run",
+        ("R-072", "R-081"),
+    ),
+    "raise_continue": (
+        "a hook raises under on_failure=continue: an error answer; the CLI asks can_use_tool, "
+        "which allows a rewritten command",
+        ("R-072", "R-082", "R-215"),
+    ),
+    "slow": (
+        "a hook slower than its 2 s timeout: hookd answers a block before the CLI gives up",
+        ("R-071", "R-081"),
+    ),
+    "abort": (
+        "HookAbortError: continue false and a deny; the turn stops without another model call",
+        ("R-083",),
+    ),
+    "permission_allow": (
+        "can_use_tool returns PermissionResultAllow with a rewritten command; it runs",
+        ("R-215",),
+    ),
+    "permission_deny": (
+        "can_use_tool returns PermissionResultDeny; the tool does not run",
+        ("R-215",),
+    ),
+    "relayed_prompts": (
+        "two prompts relayed from hookd's stdin; stdin stays open until the CLI is idle, so the "
+        "second prompt's hook is still answered",
+        ("R-204", "R-206"),
+    ),
+}
+
+
+def transcript(scenario: str) -> Recording | None:
+    """How to record ``scenario`` (with ``hookd record``), if recording was asked for.
 
     ``HOOKD_HOST_TRANSCRIPTS=conformance/transcripts pytest tests/test_host.py``
     re-records the host-mode conformance transcripts.
     """
     folder = os.environ.get(RECORD_DIR_ENV)
-    return Path(folder).resolve() / f"host_{scenario}.jsonl" if folder else None
+    if not folder:
+        return None
+    what, requirements = SCENARIOS[scenario]
+    description = f"hookd run driving Claude Code 2.1.330: {what}."
+    return Recording(Path(folder).resolve() / f"host_{scenario}.jsonl", description, requirements)
 
 
 async def run_one_command(

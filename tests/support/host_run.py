@@ -17,7 +17,7 @@ import trio
 from tests.support.claude_cli import MODEL, cli_env
 from tests.support.fake_anthropic import FakeAnthropic, message_texts
 
-__all__ = ["HOOKS_DIR", "HostRun", "bare_cli", "run_hookd"]
+__all__ = ["HOOKS_DIR", "HostRun", "Recording", "bare_cli", "run_hookd"]
 
 JsonObject = dict[str, Any]
 HOOKS_DIR = Path(__file__).resolve().parent.parent / "hooks"
@@ -100,7 +100,7 @@ async def run_hookd(
     args: Sequence[str] = (),
     stdin: bytes = b"",
     read_stdout: ReadStdout = read_all,
-    record: Path | None = None,
+    record: Recording | None = None,
 ) -> HostRun:
     """Run ``hookd run --hooks tests/hooks/HOOKS -- CLI`` in ``workdir/project`` to exit.
 
@@ -128,7 +128,7 @@ async def run_hookd(
         options += ["-p", prompt]
     argv = [sys.executable, "-m", "hookd.host", *options, "--", *cli]
     if record is not None:
-        argv = [sys.executable, "-m", "hookd.record", "--out", str(record), "--", *argv]
+        argv = [sys.executable, "-m", "hookd.record", "--out", str(record.path), "--", *argv]
     run = HostRun(workdir, api)
     with (workdir / "hookd-stderr.txt").open("wb") as stderr:
         proc = await trio.lowlevel.open_process(
@@ -148,19 +148,33 @@ async def run_hookd(
                 await proc.wait()
     run.messages = [json.loads(line) for line in run.stdout.splitlines()]
     if record is not None:
-        anonymise(record, workdir)
+        record.finish(workdir)
     return run
 
 
-def anonymise(transcript: Path, workdir: Path) -> None:
-    """Rewrite the run's temporary directory in a recorded transcript to ``/home/dev``.
+@dataclass(frozen=True)
+class Recording:
+    """Where to record a run (with ``hookd record``), and what its header says about it."""
 
-    Requests and answers change alike, so the transcript still replays (the
-    scenario hooks answer from their input only).
-    """
-    text = transcript.read_text().replace(str(workdir), ANONYMOUS_DIR)
-    mangled = re.sub("[^A-Za-z0-9]", "-", str(workdir))  # how the CLI names project folders
-    transcript.write_text(text.replace(mangled, ANONYMOUS_DIR.replace("/", "-")))
+    path: Path
+    description: str
+    requirements: tuple[str, ...]
+
+    def finish(self, workdir: Path) -> None:
+        """Describe the recording, and rewrite the run's temporary directory to ``/home/dev``.
+
+        Requests and answers change alike, so the transcript still replays (the
+        scenario hooks answer from their input only).
+        """
+        head, _, body = self.path.read_text().partition("\n")
+        header = {
+            **json.loads(head),
+            "description": self.description,
+            "requirements": list(self.requirements),
+        }
+        text = json.dumps(header) + "\n" + body.replace(str(workdir), ANONYMOUS_DIR)
+        mangled = re.sub("[^A-Za-z0-9]", "-", str(workdir))  # how the CLI names project folders
+        self.path.write_text(text.replace(mangled, ANONYMOUS_DIR.replace("/", "-")))
 
 
 async def _converse(proc: trio.Process, stdin: bytes, run: HostRun, read: ReadStdout) -> None:
