@@ -24,8 +24,10 @@ exits with the CLI's exit code.
 stdout carries the CLI's conversation as stream-json lines (nothing when
 stdout is a terminal); a readable progress view goes to stderr when it is a
 terminal. hookd adds the flags it needs to CLI_COMMAND when they are missing:
---output-format stream-json --verbose --input-format stream-json, and
---permission-prompt-tool stdio when HOOKS defines can_use_tool.
+--output-format stream-json --input-format stream-json --verbose, and
+--permission-prompt-tool stdio when HOOKS defines can_use_tool. With
+HOOKD_RECORD=FILE set, the session is recorded as a transcript for
+`hookd replay`.
 """
 
 EPILOG = """\
