@@ -8,6 +8,8 @@ from typing import Any
 
 __all__ = ["HookContext"]
 
+_lock = threading.Lock()
+
 
 class HookContext:
     """The third argument of every callback.
@@ -21,6 +23,7 @@ class HookContext:
 
     __slots__ = (
         "_cancelled",
+        "_is_cancelled",
         "_wall_deadline",
         "attempt",
         "callback_id",
@@ -49,7 +52,8 @@ class HookContext:
         self.state = state
         self.attempt = 1
         self._wall_deadline = time.monotonic() + timeout_s
-        self._cancelled = threading.Event()
+        self._cancelled: threading.Event | None = None  # made on demand: most calls never wait
+        self._is_cancelled = False
 
     @property
     def deadline(self) -> float:
@@ -63,15 +67,24 @@ class HookContext:
     @property
     def cancelled(self) -> bool:
         """True once hookd no longer waits for this callback."""
-        return self._cancelled.is_set()
+        return self._is_cancelled
 
     def wait_cancelled(self, timeout: float | None = None) -> bool:
         """Block (in a sync callback) until cancelled or ``timeout``; True if cancelled."""
-        return self._cancelled.wait(timeout)
+        with _lock:
+            if self._cancelled is None:
+                self._cancelled = threading.Event()
+                if self._is_cancelled:
+                    self._cancelled.set()
+            event = self._cancelled
+        return event.wait(timeout)
 
     def cancel(self) -> None:
         """Mark the call as abandoned (hookd does this; callbacks read ``cancelled``)."""
-        self._cancelled.set()
+        with _lock:
+            self._is_cancelled = True
+            if self._cancelled is not None:
+                self._cancelled.set()
 
     @property
     def signal(self) -> None:

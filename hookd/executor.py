@@ -56,33 +56,32 @@ class Executor:
         input_data: dict[str, Any],
         tool_use_id: str | None,
         ctx: HookContext,
+        scope: trio.CancelScope | None = None,
     ) -> Outcome:
-        """Run ``reg`` on ``input_data``; return how it ended (never raises but Cancelled)."""
+        """Run ``reg`` on ``input_data``; return how it ended.
+
+        Never raises but trio's own cancellation. A caller that may withdraw the
+        request passes its own ``scope`` (one cancel scope per request is cheaper
+        than two): cancelling it before the deadline gives a ``cancelled``
+        outcome, which is never answered.
+        """
         arg = _typed_input(reg, input_data)
         timeout_s = effective_timeout(reg.timeout_s)
         deadline = time.monotonic() + timeout_s
-        with trio.move_on_after(timeout_s) as scope:
+        scope = scope if scope is not None else trio.CancelScope()
+        scope.deadline = trio.current_time() + timeout_s
+        with scope:
             try:
                 result = await self._attempts(reg, arg, tool_use_id, ctx, deadline)
-            except HookAbortError as exc:
-                return Outcome("abort", message=exc.reason or "aborted by hook")
-            except InvalidOutputError as exc:  # raised by a hook that parses output itself
-                return Outcome("invalid_output", message=str(exc))
-            except HookStuckError:
-                ctx.cancel()
-                log.error("hook.stuck", callback_id=reg.callback_id, timeout_s=timeout_s)
-                return Outcome(
-                    "timeout",
-                    message=f"held the event loop past {timeout_s:g}s "
-                    "without awaiting (interrupted)",
-                )
             except BaseException as exc:
                 if _is_cancellation(exc):
                     ctx.cancel()
                     raise
-                return _failed(reg, ctx, exc)
+                return _failed(reg, ctx, exc, timeout_s)
         if scope.cancelled_caught:
             ctx.cancel()
+            if trio.current_time() < scope.deadline:
+                return Outcome("cancelled", message="withdrawn")
             log.warning("hook.timed_out", callback_id=reg.callback_id, timeout_s=timeout_s)
             return Outcome("timeout", message=f"no answer within {timeout_s:g}s")
         return self.check(reg.event, result)
@@ -184,8 +183,23 @@ def _is_cancellation(exc: BaseException) -> bool:
     return False
 
 
-def _failed(reg: Registration, ctx: HookContext, exc: BaseException) -> Outcome:
-    """Log the traceback; the wire gets ``str(exc)`` (the type name if it is empty)."""
+def _failed(reg: Registration, ctx: HookContext, exc: BaseException, timeout_s: float) -> Outcome:
+    """Classify a hook's exception; log the traceback of real failures.
+
+    The wire gets ``str(exc)`` (the type name if it is empty), as the SDK sends it.
+    """
+    match exc:
+        case HookAbortError():
+            return Outcome("abort", message=exc.reason or "aborted by hook")
+        case InvalidOutputError():  # raised by a hook that parses output itself
+            return Outcome("invalid_output", message=str(exc))
+        case HookStuckError():
+            ctx.cancel()
+            log.error("hook.stuck", callback_id=reg.callback_id, timeout_s=timeout_s)
+            return Outcome(
+                "timeout",
+                message=f"held the event loop past {timeout_s:g}s without awaiting (interrupted)",
+            )
     text = "".join(traceback.format_exception(exc))
     log.error(
         "hook.raised",

@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import threading
+from datetime import UTC, datetime
 from typing import Any, BinaryIO, Literal
 
 import msgspec
@@ -68,6 +69,28 @@ class _Buffer:
 
 
 _sink: _Buffer | None = None
+_info_enabled = True
+_line_encoder = msgspec.json.Encoder(enc_hook=repr)
+
+
+def info_line(msg: str, fields: dict[str, Any]) -> None:
+    """One info line on the hot path: the same JSON line structlog would write, faster.
+
+    Used for the one canonical line per request. In console format (or when
+    info is filtered out) it defers to structlog.
+    """
+    if not _info_enabled:
+        return
+    if _sink is None:
+        structlog.get_logger("hookd").info(msg, **fields)
+        return
+    event = fields.pop("_event", None)
+    fields["msg"] = msg
+    if event is not None:
+        fields["event"] = event
+    fields["level"] = "info"
+    fields["timestamp"] = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    _sink.write(_line_encoder.encode(fields) + b"\n")
 
 
 def flush() -> None:
@@ -83,8 +106,9 @@ def _json_renderer() -> Any:
 
 def configure(level: str = "info", fmt: LogFormat = "auto", *, fd: int = 2) -> None:
     """Send hookd's log to ``fd`` (stderr) at ``level`` in ``fmt``."""
-    global _sink
+    global _sink, _info_enabled
     flush()
+    _info_enabled = _LEVELS[level] <= logging.INFO
     use_console = fmt == "console" or (fmt == "auto" and os.isatty(fd))
     processors: list[Any] = [
         structlog.processors.EventRenamer("msg", replace_by="_event"),

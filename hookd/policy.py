@@ -22,12 +22,13 @@ from hookd.registry import Registration
 
 __all__ = ["Answer", "Outcome", "abort_output", "blocking_output", "resolve"]
 
-OutcomeKind = Literal["ok", "abort", "exception", "timeout", "invalid_output"]
+OutcomeKind = Literal["ok", "abort", "exception", "timeout", "invalid_output", "cancelled"]
 
 _ERROR_KIND: dict[str, ErrorKind] = {
     "exception": ErrorKind.HOOK_EXECUTION_ERROR,
     "timeout": ErrorKind.HOOK_TIMEOUT,
     "invalid_output": ErrorKind.INVALID_OUTPUT,
+    "cancelled": ErrorKind.HOOK_EXECUTION_ERROR,  # withdrawn: the server never sends it
 }
 
 

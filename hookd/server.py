@@ -251,17 +251,15 @@ class Server:
 
     async def _run_call(self, call: wire.Call, key: Key, flight: _Flight) -> None:
         started = time.perf_counter()
-        answer: Answer | None = None
-        with flight.scope:
-            try:
-                answer = await self._answer(call)
-            except Exception as exc:  # a bug in hookd itself: answer it, keep serving
-                log.exception("internal.error", request_id=call.request_id)
-                answer = Answer(
-                    "internal_error",
-                    error_kind=ErrorKind.INTERNAL_ERROR,
-                    message=f"internal error: {type(exc).__name__}: {exc}",
-                )
+        try:
+            answer = await self._answer(call, flight.scope)
+        except Exception as exc:  # a bug in hookd itself: answer it, keep serving
+            log.exception("internal.error", request_id=call.request_id)
+            answer = Answer(
+                "internal_error",
+                error_kind=ErrorKind.INTERNAL_ERROR,
+                message=f"internal error: {type(exc).__name__}: {exc}",
+            )
         if flight.withdrawn or answer is None:
             return  # cancelled by the peer or by shutdown: no answer
         del self._inflight[key]
@@ -270,14 +268,21 @@ class Server:
         )
 
     async def _run_notification(self, call: wire.Call) -> None:
-        answer = await self._answer(call)
-        log.info("notification.done", method=type(call.body).__name__, outcome=answer.outcome)
+        answer = await self._answer(call, trio.CancelScope())
+        outcome = answer.outcome if answer is not None else "cancelled"
+        log.info("notification.done", method=type(call.body).__name__, outcome=outcome)
 
-    async def _answer(self, call: wire.Call) -> Answer:
+    async def _answer(self, call: wire.Call, scope: trio.CancelScope) -> Answer | None:
+        body = call.body
+        if isinstance(body, wire.HookCallback):  # the hot path: the executor enters the scope
+            return await self._hook_callback(call.request_id, body, scope)
+        with scope:
+            return await self._answer_other(call)
+        return None  # cancelled
+
+    async def _answer_other(self, call: wire.Call) -> Answer:
         body = call.body
         match body:
-            case wire.HookCallback():
-                return await self._hook_callback(call.request_id, body)
             case wire.Initialize():
                 return Answer("ok", payload=self.initialize_payload())
             case wire.CanUseTool():
@@ -298,7 +303,7 @@ class Server:
         }
 
     async def _hook_callback(
-        self, request_id: wire.RequestId | None, body: wire.HookCallback
+        self, request_id: wire.RequestId | None, body: wire.HookCallback, scope: trio.CancelScope
     ) -> Answer:
         reg = self.registry.get(body.callback_id)
         if reg is None:
@@ -318,7 +323,7 @@ class Server:
             timeout_s=reg.timeout_s,
             state=self.registry.session_state(body.input.get("session_id")),
         )
-        outcome = await self.executor.run(reg, body.input, body.tool_use_id, ctx)
+        outcome = await self.executor.run(reg, body.input, body.tool_use_id, ctx, scope)
         return resolve(reg, outcome)
 
     def _check_input(self, reg: Registration, input_data: dict[str, Any]) -> str | None:
@@ -431,14 +436,16 @@ async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
 
 def _log_completed(call: wire.Call, answer: Answer, started: float) -> None:
     body = call.body
-    log.info(
+    hookd_log.info_line(
         "request.completed",
-        request_id=call.request_id,
-        callback_id=getattr(body, "callback_id", None),
-        _event=answer.event,
-        method=body.__struct_config__.tag,
-        outcome=answer.outcome,
-        elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+        {
+            "request_id": call.request_id,
+            "callback_id": getattr(body, "callback_id", None),
+            "_event": answer.event,
+            "method": body.__struct_config__.tag,
+            "outcome": answer.outcome,
+            "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
+        },
     )
 
 
