@@ -675,9 +675,11 @@ _SPECIFIC: Final[Mapping[str, tuple[_Field, ...]]] = {
 
 
 def _specific_type(event: str) -> type[msgspec.Struct] | None:
+    """``<Event>HookSpecificOutput``: a required ``hookEventName`` equal to the event first."""
     fields = _SPECIFIC.get(event)
     if fields is None:
         return None
+    # Literal[event] with a runtime value: the subscript written as a call.
     name_field: _Field = ("hook_event_name", Literal.__getitem__(event))
     cls = msgspec.defstruct(
         f"{event}HookSpecificOutput",
