@@ -18,6 +18,7 @@ from hookd.errors import HookdError
 from hookd.loader import load_hooks
 from hookd.registry import Registry
 from hookd.server import ServeConfig, Server
+from hookd.transcript import tee_from_env
 
 __all__ = ["check", "protocol_stdio", "run_service"]
 
@@ -77,19 +78,22 @@ def run_service(args: argparse.Namespace) -> int:
         max_line_bytes=args.max_line_bytes, max_in_flight=args.max_in_flight, validate=args.validate
     )
     with protocol_stdio() as (fd_in, fd_out):
-        trio.run(_serve, registry, config, fd_in, fd_out)
+        trio.run(_serve, registry, config, fd_in, fd_out, args.hooks)
     hookd_log.flush()
     return 0
 
 
-async def _serve(registry: Registry, config: ServeConfig, fd_in: int, fd_out: int) -> None:
+async def _serve(
+    registry: Registry, config: ServeConfig, fd_in: int, fd_out: int, hooks: str | None
+) -> None:
     server = Server(registry, config)
     stop = trio.Event()
     log.info("service.started", hooks=len(registry), pid=os.getpid())
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_signals, stop)
-        receive = trio.lowlevel.FdStream(fd_in)
-        send = trio.lowlevel.FdStream(fd_out)
+        receive, send = tee_from_env(
+            trio.lowlevel.FdStream(fd_in), trio.lowlevel.FdStream(fd_out), hooks=hooks
+        )
         await server.serve(receive, send, stop=stop)
         nursery.cancel_scope.cancel()
     log.info("service.stopped", answered=server.answered)

@@ -181,6 +181,8 @@ def _decode_slow(line: bytes) -> Message | list[Message]:
     if isinstance(obj, list):
         if not obj:
             return Invalid("jsonrpc", None, ErrorKind.INVALID_REQUEST, "empty batch")
+        if not any(isinstance(item, dict) for item in obj):
+            return Passthrough("<array of non-objects>")
         return _decode_batch(obj)
     if not isinstance(obj, dict):
         return Passthrough("<not an object>")
