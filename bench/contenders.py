@@ -1,33 +1,23 @@
-"""Who is measured, and how each one is measured.
+"""Who is measured: the contender table, the counts, and a spawner per contender.
 
 Every contender is a real process on pipes, driven by the same client with the
-same requests. A contender that cannot start or answer is reported as
-unavailable with the reason, and the run goes on.
+same requests.
 """
 
 from __future__ import annotations
 
 import os
-import statistics
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from bench.client import Contender, ContenderError, Handshake, RunResult
+from bench.client import Contender, Handshake
 from bench.workload import Block, build_block
 
-__all__ = [
-    "CONTENDERS",
-    "Counts",
-    "Spec",
-    "calibrate",
-    "measure",
-    "measure_rss",
-    "measure_sleepers",
-]
+__all__ = ["CONTENDERS", "ENV", "ROOT", "SLEEPER", "Counts", "Session", "Spec"]
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 BENCH: Final = ROOT / "bench"
@@ -40,7 +30,6 @@ ENV: Final = {
     for k, v in os.environ.items()
     if k not in {"PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONPATH"}
 }
-Log = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -119,153 +108,3 @@ class Session:
         if key not in self.blocks:
             self.blocks[key] = build_block(n, handshake.callback_id)
         return self.blocks[key]
-
-
-def summary(run: RunResult) -> dict[str, Any]:
-    return {
-        "n": run.n,
-        "window": run.window,
-        "wall_s": run.wall_s,
-        "answers_per_s": run.answers_per_s,
-        "p50_us": run.percentile_us(0.50),
-        "p99_us": run.percentile_us(0.99),
-        "client_cpu_us_per_answer": run.client_cpu_s / run.n * 1e6,
-        "contender_cpu_us_per_answer": run.contender_cpu_s / run.n * 1e6,
-        "answers_checked": run.checked,
-    }
-
-
-def measure(spec: Spec, counts: Counts, cpus: set[int] | None, log: Log) -> dict[str, Any]:
-    """Throughput, latency, peak RSS and spawn times; ``unavailable`` if it failed."""
-    session = Session(spec, cpus)
-    try:
-        result = _throughput(session, counts, log)
-        result["spawn"] = _spawns(session, counts, result.pop("first_handshake"))
-    except ContenderError as exc:
-        log(f"[{spec.name}] unavailable: {exc}")
-        return {"status": "unavailable", "reason": str(exc)}
-    return result
-
-
-def _throughput(session: Session, counts: Counts, log: Log) -> dict[str, Any]:
-    n = counts.requests(session.spec)
-    runs: dict[str, Any] = {}
-    same_core: dict[str, Any] | None = None
-    with session.spawn() as (contender, handshake):
-        block = session.block(handshake, n)
-        contender.run(block, min(n, counts.warmup), 16, timeout_s=counts.run_timeout_s)
-        for window in counts.windows:
-            count = counts.requests(session.spec, window)
-            run = contender.run(block, count, window, timeout_s=counts.run_timeout_s)
-            runs[str(window)] = summary(run)
-            log(f"[{session.spec.name}] W={window}: {run.answers_per_s:,.0f} ans/s")
-        if not session.spec.spawns_per_call:
-            with client_on(session.cpus):
-                run = contender.run(block, counts.one_core_n, 1, timeout_s=counts.run_timeout_s)
-            same_core = summary(run)
-            log(f"[{session.spec.name}] W=1, one core: {run.answers_per_s:,.0f} ans/s")
-        status = contender.status()
-    return {
-        "status": "ok",
-        "requests": n,
-        "callback_id": handshake.callback_id,
-        "runs": runs,
-        "same_core_w1": same_core,
-        "peak_rss_kib": status["VmHWM"],
-        "first_handshake": handshake,
-    }
-
-
-def _spawns(session: Session, counts: Counts, first: Handshake) -> dict[str, Any]:
-    handshakes = [first]
-    for _ in range(counts.spawns - 1):
-        with session.spawn() as (_contender, handshake):
-            handshakes.append(handshake)
-    init = [h.spawn_to_init_ms for h in handshakes if h.spawn_to_init_ms is not None]
-    hook = [h.spawn_to_first_hook_ms for h in handshakes]
-    return {
-        "to_init_ms": init,
-        "to_first_hook_ms": hook,
-        "to_init_ms_median": statistics.median(init) if init else None,
-        "to_first_hook_ms_median": statistics.median(hook),
-    }
-
-
-def measure_rss(
-    spec: Spec, counts: Counts, cpus: set[int] | None, log: Log, requests: int
-) -> dict[str, Any]:
-    """VmRSS of a fresh process after ``rss_first`` and after ``requests`` requests at W=64."""
-    session = Session(spec, cpus)
-    marks = (counts.rss_first, requests)
-    try:
-        with session.spawn() as (contender, handshake):
-            block = session.block(handshake, counts.n)
-            timeout_s = max(counts.run_timeout_s, requests / 1000)
-            run = contender.run(
-                block, requests, 64, timeout_s=timeout_s, rss_marks=marks, latency=False
-            )
-    except ContenderError as exc:
-        log(f"[{spec.name}] RSS run failed: {exc}")
-        return {"status": "unavailable", "reason": str(exc)}
-    first, last = run.rss_kib_at[counts.rss_first], run.rss_kib_at[requests]
-    log(f"[{spec.name}] RSS {first} KiB at {counts.rss_first:,}, {last} KiB at {requests:,}")
-    return {
-        "status": "ok",
-        "requests": requests,
-        "capped": requests < counts.rss_total,
-        "window": 64,
-        "first": counts.rss_first,
-        "at_first_kib": first,
-        "at_last_kib": last,
-        "growth": last / first - 1,
-        "answers_per_s": run.answers_per_s,
-    }
-
-
-def measure_sleepers(counts: Counts, cpus: set[int] | None, log: Log) -> dict[str, Any]:
-    """hookd with 1,000 hooks in flight that each sleep 100 ms: total wall time."""
-    session = Session(SLEEPER, cpus)
-    try:
-        with session.spawn() as (contender, handshake):
-            block = session.block(handshake, counts.sleepers)
-            run = contender.run(
-                block, counts.sleepers, counts.sleepers, timeout_s=120, latency=False
-            )
-    except ContenderError as exc:
-        log(f"[{SLEEPER.name}] unavailable: {exc}")
-        return {"status": "unavailable", "reason": str(exc)}
-    log(f"[{SLEEPER.name}] {counts.sleepers} sleepers in {run.wall_s * 1000:.0f} ms")
-    return {"status": "ok", "requests": counts.sleepers, "wall_ms": run.wall_s * 1000}
-
-
-def calibrate(counts: Counts, cpus: set[int] | None) -> dict[str, Any]:
-    """The client alone: ``cat`` echoes each request line, so nothing is computed."""
-    block = build_block(counts.n, "hook_1")
-    contender = Contender(("cat",), cwd=str(ROOT), cpus=cpus)
-    runs: dict[str, Any] = {}
-    try:
-        for window in (1, 64):
-            run = contender.run(
-                block, counts.n, window, timeout_s=counts.run_timeout_s, verify=False
-            )
-            runs[str(window)] = summary(run)
-        with client_on(cpus):
-            run = contender.run(block, counts.n, 1, timeout_s=counts.run_timeout_s, verify=False)
-        runs["same_core_w1"] = summary(run)
-    finally:
-        contender.close()
-    return runs
-
-
-@contextmanager
-def client_on(cpus: set[int] | None) -> Iterator[None]:
-    """Run the client on the contender's CPUs for a while (no cross-core wake-ups)."""
-    if cpus is None:
-        yield
-        return
-    own = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, cpus)
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, own)

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from bench.phases import ONE_CORE
+
 __all__ = ["TARGETS", "evaluate", "render"]
 
 Results = dict[str, Any]
@@ -56,7 +58,7 @@ def _rate(name: str, window: int) -> Callable[[Results], Any]:
 
 
 def _one_core(name: str) -> Callable[[Results], Any]:
-    return lambda r: get(r, name, "same_core_w1", "answers_per_s")
+    return lambda r: get(r, name, "runs", ONE_CORE, "answers_per_s")
 
 
 def _one_core_note(results: Results) -> str:
@@ -222,7 +224,8 @@ def _notes(results: Results) -> list[str]:
     cpu1, cpu64 = (calib[w]["client_cpu_us_per_answer"] for w in ("1", "64"))
     per_call = meta["counts"]["per_call_n"]
     return [
-        "reqs: requests measured at 1 and at 64 in flight.",
+        "reqs: requests measured at 1 and at 64 in flight. Those rates, and 1 core @1, are the"
+        " better of two rounds in fresh processes minutes apart (both rounds in the JSON).",
         f"+ command: spawns one python3 per call, so only {per_call} requests at 1 and 64 in"
         f" flight ({meta['counts']['per_call_plot_n']} at the others), no one-core run.",
         f"4 and 16 in flight (plot only): {meta['counts']['plot_n']:,} requests;"
@@ -240,6 +243,6 @@ def _notes(results: Results) -> list[str]:
         f"client pinned to CPUs {meta['client_cpus']}, contenders to {meta['contender_cpus']}.",
         "1 core @1: W=1 again with the client on the contender's core, so no round trip pays a"
         " cross-core wake-up",
-        f"  (`cat` does {_num(calib['same_core_w1']['answers_per_s'])} ans/s this way); it shows"
+        f"  (`cat` does {_num(calib[ONE_CORE]['answers_per_s'])} ans/s this way); it shows"
         " each contender's own per-request cost.",
     ]
