@@ -1,0 +1,1 @@
+"""Hooks modules for the fault matrix: one module per fault, each with a healthy ``Ok`` hook."""
