@@ -20,12 +20,13 @@ __all__ = ["run_on_asyncio"]
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
+_thread: threading.Thread | None = None
 
 
 def _get_loop() -> asyncio.AbstractEventLoop:
-    global _loop
+    global _loop, _thread
     with _lock:
-        if _loop is None or _loop.is_closed():
+        if _loop is None or _loop.is_closed() or _thread is None or not _thread.is_alive():
             loop = asyncio.new_event_loop()
             ready = threading.Event()
 
@@ -34,7 +35,8 @@ def _get_loop() -> asyncio.AbstractEventLoop:
                 loop.call_soon(ready.set)
                 loop.run_forever()
 
-            threading.Thread(target=main, name="hookd-asyncio", daemon=True).start()
+            _thread = threading.Thread(target=main, name="hookd-asyncio", daemon=True)
+            _thread.start()
             ready.wait()
             _loop = loop
         return _loop
@@ -57,8 +59,22 @@ async def run_on_asyncio(fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any
     except BaseException:
         future.cancel()
         raise
-    return future.result()
+    try:
+        return future.result()
+    except _Escaped as escaped:
+        raise escaped.exc from None
+
+
+class _Escaped(Exception):
+    """Carries KeyboardInterrupt / SystemExit out of asyncio, which would die of them."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__(repr(exc))
+        self.exc = exc
 
 
 async def _call(fn: Callable[..., Coroutine[Any, Any, Any]], args: tuple[Any, ...]) -> Any:
-    return await fn(*args)
+    try:
+        return await fn(*args)
+    except (KeyboardInterrupt, SystemExit) as exc:
+        raise _Escaped(exc) from None

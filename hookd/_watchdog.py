@@ -16,11 +16,12 @@ loop thread). Such a hook is noticed when the call returns.
 
 from __future__ import annotations
 
+import contextvars
 import ctypes
 import threading
 import time
 import types
-from collections.abc import Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Final
 
 __all__ = ["HookStuckError", "watched"]
@@ -81,22 +82,38 @@ _watchdog = _Watchdog()
 
 
 @types.coroutine
-def watched(coro: Coroutine[Any, Any, Any], deadline: float) -> Generator[Any, Any, Any]:
+def watched(
+    coro: Coroutine[Any, Any, Any],
+    deadline: float,
+    on_suspend: Callable[[], None] | None = None,
+    context: contextvars.Context | None = None,
+) -> Generator[Any, Any, Any]:
     """Run ``coro`` step by step, each step under the watchdog's eye.
 
-    ``deadline`` is on the ``time.monotonic()`` clock.
+    ``deadline`` is on the ``time.monotonic()`` clock. ``on_suspend`` is called
+    once, when the coroutine first yields to trio (it did not finish at once).
+    Each step runs in ``context`` when one is given, so that a hook run in
+    another task's context keeps its context variables to itself.
     """
+    run = context.run if context is not None else _call
     value: Any = None
     error: BaseException | None = None
     while True:
         _watchdog.enter(deadline)
         try:
-            yielded = coro.send(value) if error is None else coro.throw(error)
+            yielded = run(coro.send, value) if error is None else run(coro.throw, error)
         except StopIteration as done:
             return done.value
         finally:
             _watchdog.leave()
+        if on_suspend is not None:
+            on_suspend()
+            on_suspend = None
         try:
             value, error = (yield yielded), None
         except BaseException as exc:  # trio's Cancelled and friends go to the coroutine
             value, error = None, exc
+
+
+def _call(fn: Callable[[Any], Any], arg: Any) -> Any:
+    return fn(arg)

@@ -8,10 +8,12 @@ means the CLI withdrew the request or hookd is shutting down.
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import time
 import traceback
-from collections.abc import Mapping
+import types
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, Final
 
 import msgspec
@@ -82,9 +84,51 @@ class Executor:
             ctx.cancel()
             if trio.current_time() < scope.deadline:
                 return Outcome("cancelled", message="withdrawn")
-            log.warning("hook.timed_out", callback_id=reg.callback_id, timeout_s=timeout_s)
-            return Outcome("timeout", message=f"no answer within {timeout_s:g}s")
+            return self.timed_out(reg, ctx)
         return self.check(reg.event, result)
+
+    @types.coroutine
+    def run_inline(
+        self,
+        reg: Registration,
+        input_data: dict[str, Any],
+        tool_use_id: str | None,
+        ctx: HookContext,
+        on_suspend: Callable[[], None],
+    ) -> Generator[Any, Any, Outcome]:
+        """Run a trio hook in the caller's own task, without a task or scope of its own.
+
+        Most hooks finish without ever yielding to trio; those are answered at
+        once. ``on_suspend`` is called when the hook first yields: the caller
+        then hands its other work to a new task and puts the hook under a
+        deadline of :func:`effective_timeout` (its own task's cancel scope).
+        Never raises but trio's cancellation (the deadline, a withdrawn request).
+        """
+        timeout_s = effective_timeout(reg.timeout_s)
+        try:
+            arg = _typed_input(reg, input_data)
+            awaitable = reg.callback(arg, tool_use_id, ctx)
+            if inspect.iscoroutine(awaitable):
+                deadline = time.monotonic() + timeout_s
+                context = contextvars.copy_context()
+                result = yield from watched(awaitable, deadline, on_suspend, context)
+            else:
+                on_suspend()
+                result = yield from awaitable.__await__()
+        except BaseException as exc:
+            if _is_cancellation(exc):
+                ctx.cancel()
+                raise
+            return _failed(reg, ctx, exc, timeout_s)
+        return self.check(reg.event, result)
+
+    @staticmethod
+    def timed_out(reg: Registration, ctx: HookContext) -> Outcome:
+        """The outcome of a hook cancelled at its deadline."""
+        ctx.cancel()
+        timeout_s = effective_timeout(reg.timeout_s)
+        log.warning("hook.timed_out", callback_id=reg.callback_id, timeout_s=timeout_s)
+        return Outcome("timeout", message=f"no answer within {timeout_s:g}s")
 
     def check(self, event: str, result: Any) -> Outcome:
         """Normalise a callback's return value and validate it for ``event``."""

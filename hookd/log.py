@@ -14,7 +14,7 @@ import logging
 import os
 import sys
 import threading
-from datetime import UTC, datetime
+import time
 from typing import Any, BinaryIO, Literal
 
 import msgspec
@@ -73,6 +73,20 @@ _info_enabled = True
 _line_encoder = msgspec.json.Encoder(enc_hook=repr)
 
 
+_second = -1
+_second_text = ""
+
+
+def _timestamp() -> str:
+    """ISO 8601 UTC with microseconds, like structlog's, without a datetime per call."""
+    global _second, _second_text
+    now = time.time()
+    second = int(now)
+    if second != _second:
+        _second, _second_text = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+    return f"{_second_text}.{int((now - second) * 1_000_000):06d}Z"
+
+
 def info_line(msg: str, fields: dict[str, Any]) -> None:
     """One info line on the hot path: the same JSON line structlog would write, faster.
 
@@ -89,7 +103,7 @@ def info_line(msg: str, fields: dict[str, Any]) -> None:
     if event is not None:
         fields["event"] = event
     fields["level"] = "info"
-    fields["timestamp"] = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    fields["timestamp"] = _timestamp()
     _sink.write(_line_encoder.encode(fields) + b"\n")
 
 

@@ -7,7 +7,9 @@ cancelled one, which is never answered.
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +24,7 @@ from hookd import wire
 from hookd._version import __version__
 from hookd.context import HookContext
 from hookd.errors import UNKNOWN_CALLBACK_TEXT, ErrorKind
-from hookd.executor import Executor
+from hookd.executor import Executor, effective_timeout
 from hookd.policy import Answer, Outcome, resolve
 from hookd.registry import Registration, Registry
 
@@ -51,10 +53,30 @@ class _Flight:
 
     __slots__ = ("batch", "scope", "withdrawn")
 
-    def __init__(self, batch: _Batch | None) -> None:
-        self.scope = trio.CancelScope()
+    def __init__(self, batch: _Batch | None, scope: trio.CancelScope | None = None) -> None:
+        self.scope = scope if scope is not None else trio.CancelScope()
         self.withdrawn = False
         self.batch = batch
+
+
+class _Runner:
+    """A reader task's state once it stays with a hook that yielded to trio."""
+
+    __slots__ = ("call", "ctx", "flight", "key", "reg", "scope", "started")
+
+    def __init__(self) -> None:
+        self.scope = trio.CancelScope()
+        self.flight = _Flight(None, self.scope)
+        self.call: wire.Call | None = None
+        self.key: Key = ("control", "")
+        self.reg: Registration | None = None
+        self.ctx: HookContext | None = None
+        self.started = 0.0
+
+    def adopt(
+        self, call: wire.Call, key: Key, reg: Registration, ctx: HookContext, started: float
+    ) -> None:
+        self.call, self.key, self.reg, self.ctx, self.started = call, key, reg, ctx, started
 
 
 class _Batch:
@@ -82,6 +104,13 @@ class Server:
         self._warned_events: set[str] = set()
         self.on_passthrough: PassthroughSink | None = None
         self.answered = 0
+        self._receive: trio.abc.ReceiveStream | None = None
+        self._framer = wire.LineFramer(self.config.max_line_bytes)
+        self._pending: collections.deque[bytes | wire.Oversize] = collections.deque()
+        self._eof = False
+        self._reading_done = trio.Event()
+        self._sending = False
+        self._out_fd: int | None = None
 
     # -- public -------------------------------------------------------------
 
@@ -103,15 +132,17 @@ class Server:
         stop: trio.Event | None = None,
     ) -> None:
         """Serve until EOF on ``receive`` (or ``stop``); then cancel, flush and return."""
+        self._receive = receive
+        self._out_fd = send.fileno() if isinstance(send, trio.lowlevel.FdStream) else None
         async with trio.open_nursery() as outer:
             outer.start_soon(self._writer, send, outer.cancel_scope)
             outer.start_soon(self._log_flusher)
+            if stop is not None:
+                outer.start_soon(_set_when, stop, self._reading_done)
             async with trio.open_nursery() as requests:
                 self._nursery = requests
-                with trio.CancelScope() as reading:
-                    if stop is not None:
-                        outer.start_soon(_cancel_when, stop, reading)
-                    await self._read_loop(receive)
+                requests.start_soon(self._reader)
+                await self._reading_done.wait()
                 self._shutdown()
             self._closing = True
             self._wake_writer.set()
@@ -121,28 +152,102 @@ class Server:
 
     # -- reading ------------------------------------------------------------
 
-    async def _read_loop(self, receive: trio.abc.ReceiveStream) -> None:
-        framer = wire.LineFramer(self.config.max_line_bytes)
-        while True:
-            data = await receive.receive_some(READ_SIZE)
-            if not data:
-                break
-            for line in framer.feed(bytes(data) if isinstance(data, bytearray) else data):
-                self._on_line(line)
-        tail = framer.close()
-        if tail is not None:
-            self._on_line(tail)
-        log.info("stdin.closed", in_flight=len(self._inflight))
+    async def _reader(self) -> None:
+        """Read and serve lines until EOF, or until this task becomes a hook's runner.
 
-    def _on_line(self, line: bytes | wire.Oversize) -> None:
+        A trio hook runs inline in the reader. If it yields to trio before it
+        is done, a new reader task takes over the remaining lines and this one
+        stays with the hook, under its own cancel scope as the hook's deadline.
+        """
+        runner = _Runner()
+        with runner.scope:
+            await self._read_lines(runner)
+        if runner.call is not None:
+            self._end_runner(runner)
+
+    async def _read_lines(self, runner: _Runner) -> None:
+        while True:
+            while self._pending:
+                if await self._on_line(self._pending.popleft(), runner):
+                    return  # this task now runs a hook; another one reads
+            if self._eof:
+                break
+            self._write_now()
+            assert self._receive is not None
+            data = await self._receive.receive_some(READ_SIZE)
+            if data:
+                self._pending.extend(self._framer.feed(bytes(data)))
+            else:
+                self._eof = True
+                tail = self._framer.close()
+                if tail is not None:
+                    self._pending.append(tail)
+        log.info("stdin.closed", in_flight=len(self._inflight))
+        self._reading_done.set()
+
+    async def _on_line(self, line: bytes | wire.Oversize, runner: _Runner) -> bool:
+        """Serve one line; True when this task has become the runner of a hook."""
         if isinstance(line, wire.Oversize):
             self._on_oversize(line)
-            return
+            return False
         decoded = wire.decode_line(line)
         if isinstance(decoded, list):
             self._on_batch(decoded)
-        else:
-            self._on_message(decoded, line, None)
+            return False
+        if (
+            isinstance(decoded, wire.Call)
+            and isinstance(decoded.body, wire.HookCallback)
+            and decoded.request_id is not None
+        ):
+            reg = self.registry.get(decoded.body.callback_id)
+            if reg is not None and reg.runner == "trio" and reg.retry is None:
+                return await self._inline(decoded, decoded.body, reg, runner)
+        self._on_message(decoded, line, None)
+        return False
+
+    async def _inline(
+        self, call: wire.Call, body: wire.HookCallback, reg: Registration, runner: _Runner
+    ) -> bool:
+        assert call.request_id is not None
+        key: Key = (call.framing, call.request_id)
+        if self._refused(call, key, None):
+            return False
+        started = time.perf_counter()
+        problem = self._check_input(reg, body.input)
+        if problem is not None:
+            answer = Answer("invalid", error_kind=ErrorKind.INVALID_REQUEST, message=problem)
+            self._finish(call.framing, call.request_id, None, answer, started=started, call=call)
+            return False
+        ctx = self._context(call.request_id, reg, body)
+
+        def become_runner() -> None:
+            runner.adopt(call, key, reg, ctx, started)
+            self._inflight[key] = runner.flight
+            runner.scope.deadline = trio.current_time() + effective_timeout(reg.timeout_s)
+            assert self._nursery is not None
+            self._nursery.start_soon(self._reader)
+
+        outcome = await self.executor.run_inline(
+            reg, body.input, body.tool_use_id, ctx, become_runner
+        )
+        if runner.call is not None:
+            if runner.flight.withdrawn:
+                return True
+            del self._inflight[key]
+        self._finish(
+            call.framing, call.request_id, None, resolve(reg, outcome), started=started, call=call
+        )
+        return runner.call is not None
+
+    def _end_runner(self, runner: _Runner) -> None:
+        """After a runner's scope: answer a hook that ran out of time."""
+        call, reg, ctx = runner.call, runner.reg, runner.ctx
+        assert call is not None and reg is not None and ctx is not None
+        if runner.flight.withdrawn or not runner.scope.cancelled_caught:
+            return
+        self._inflight.pop(runner.key, None)
+        answer = resolve(reg, self.executor.timed_out(reg, ctx))
+        self._finish(call.framing, call.request_id, None, answer, started=runner.started, call=call)
 
     def _on_message(self, msg: wire.Message, line: bytes, batch: _Batch | None) -> None:
         match msg:
@@ -169,27 +274,29 @@ class Server:
             self._batch_item_done(batch, None)
             return
         key: Key = (call.framing, call.request_id)
-        if key in self._inflight:
-            log.warning("request.duplicate", request_id=call.request_id)
-            self._batch_item_done(batch, None)
-            return
-        if len(self._inflight) >= self.config.max_in_flight:
-            limit = self.config.max_in_flight
-            self._finish(
-                call.framing,
-                call.request_id,
-                batch,
-                Answer(
-                    "overloaded",
-                    error_kind=ErrorKind.OVERLOADED,
-                    message=f"too many requests in flight (limit {limit})",
-                ),
-            )
+        if self._refused(call, key, batch):
             return
         flight = _Flight(batch)
         self._inflight[key] = flight
         assert self._nursery is not None
         self._nursery.start_soon(self._run_call, call, key, flight)
+
+    def _refused(self, call: wire.Call, key: Key, batch: _Batch | None) -> bool:
+        """Duplicates are ignored, and requests over the in-flight limit refused."""
+        if key in self._inflight:
+            log.warning("request.duplicate", request_id=call.request_id)
+            self._batch_item_done(batch, None)
+            return True
+        if len(self._inflight) >= self.config.max_in_flight:
+            limit = self.config.max_in_flight
+            answer = Answer(
+                "overloaded",
+                error_kind=ErrorKind.OVERLOADED,
+                message=f"too many requests in flight (limit {limit})",
+            )
+            self._finish(call.framing, call.request_id, batch, answer)
+            return True
+        return False
 
     def _on_cancel(self, cancel: wire.Cancel) -> None:
         flight = self._inflight.pop((cancel.framing, cancel.request_id), None)
@@ -315,7 +422,14 @@ class Server:
         problem = self._check_input(reg, body.input)
         if problem is not None:
             return Answer("invalid", error_kind=ErrorKind.INVALID_REQUEST, message=problem)
-        ctx = HookContext(
+        ctx = self._context(request_id, reg, body)
+        outcome = await self.executor.run(reg, body.input, body.tool_use_id, ctx, scope)
+        return resolve(reg, outcome)
+
+    def _context(
+        self, request_id: wire.RequestId | None, reg: Registration, body: wire.HookCallback
+    ) -> HookContext:
+        return HookContext(
             request_id=request_id,
             callback_id=reg.callback_id,
             event=reg.event,
@@ -323,8 +437,6 @@ class Server:
             timeout_s=reg.timeout_s,
             state=self.registry.session_state(body.input.get("session_id")),
         )
-        outcome = await self.executor.run(reg, body.input, body.tool_use_id, ctx, scope)
-        return resolve(reg, outcome)
 
     def _check_input(self, reg: Registration, input_data: dict[str, Any]) -> str | None:
         if not self.config.validate:
@@ -404,6 +516,27 @@ class Server:
 
     # -- writing ------------------------------------------------------------
 
+    def _write_now(self) -> None:
+        """Fast path: write queued answers straight to the pipe while the writer is idle.
+
+        Only for a real file descriptor, only when no ``send_all`` is in
+        progress, and never blocking: whatever the pipe does not take at once is
+        left to the writer task.
+        """
+        if not self._out or self._sending or self._out_fd is None:
+            return
+        data = b"".join(self._out)
+        self._out.clear()
+        try:
+            written = os.write(self._out_fd, data)
+        except (BlockingIOError, InterruptedError):
+            written = 0
+        except OSError:
+            written = 0  # a broken pipe: the writer task finds out and shuts down
+        if written < len(data):
+            self._out.append(data[written:])
+            self._wake_writer.set()
+
     async def _writer(self, send: trio.abc.SendStream, outer: trio.CancelScope) -> None:
         while True:
             await self._wake_writer.wait()
@@ -411,6 +544,7 @@ class Server:
             if self._out:
                 data = b"".join(self._out)
                 self._out.clear()
+                self._sending = True
                 try:
                     await send.send_all(data)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
@@ -418,6 +552,8 @@ class Server:
                     self._shutdown()
                     outer.cancel()
                     return
+                finally:
+                    self._sending = False
                 hookd_log.flush()
             if self._closing and not self._out:
                 outer.cancel()
@@ -429,9 +565,9 @@ class Server:
             hookd_log.flush()
 
 
-async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
+async def _set_when(event: trio.Event, other: trio.Event) -> None:
     await event.wait()
-    scope.cancel()
+    other.set()
 
 
 def _log_completed(call: wire.Call, answer: Answer, started: float) -> None:
