@@ -26,8 +26,8 @@ from typing import Any, Final
 
 __all__ = ["HookStuckError", "watched"]
 
-POLL_S: Final = 0.05
-GRACE_S: Final = 0.05
+POLL_S: Final = 0.02
+GRACE_S: Final = 0.0
 
 _set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
 _set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)

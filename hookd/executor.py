@@ -146,6 +146,9 @@ class Executor:
                 output = prepare_output(event, output)
             except InvalidOutputError as exc:
                 return Outcome("invalid_output", message=str(exc))
+            except Exception as exc:  # e.g. a dict that contains itself
+                text = f"{type(exc).__name__}: {_safe_str(exc) or 'no details'}"
+                return Outcome("invalid_output", message=f"output cannot be checked ({text})")
         return Outcome("ok", output)
 
     async def _attempts(
@@ -253,7 +256,15 @@ def _failed(reg: Registration, ctx: HookContext, exc: BaseException, timeout_s: 
         error=type(exc).__name__,
         traceback=text,
     )
-    message = str(exc) or type(exc).__name__
+    message = _safe_str(exc) or type(exc).__name__
     if isinstance(exc, RuntimeError) and "no running event loop" in message:
         message += " (this hook looks written for asyncio: mark it with runner='asyncio')"
     return Outcome("exception", message=message)
+
+
+def _safe_str(exc: BaseException) -> str:
+    """``str(exc)``, or a stand-in when the exception's own ``__str__`` fails."""
+    try:
+        return str(exc)
+    except Exception:
+        return ""  # the caller falls back to the type name

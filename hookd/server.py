@@ -33,6 +33,8 @@ __all__ = ["ServeConfig", "Server", "serve"]
 log = structlog.get_logger("hookd.server")
 
 READ_SIZE: Final = 256 * 1024
+#: Past this many bytes of answers the peer has not read, hookd stops reading requests.
+MAX_QUEUED_OUT_BYTES: Final = 8 * 1024 * 1024
 LOG_FLUSH_S: Final = 0.05
 
 Key = tuple[wire.Framing, wire.RequestId]
@@ -111,12 +113,15 @@ class Server:
         self._reading_done = trio.Event()
         self._sending = False
         self._out_fd: int | None = None
+        self._out_bytes = 0
+        self._drained = trio.Event()
 
     # -- public -------------------------------------------------------------
 
     def send_line(self, line: bytes) -> None:
         """Queue one framed line for the writer (never blocks)."""
         self._out.append(line)
+        self._out_bytes += len(line)
         self._wake_writer.set()
 
     @property
@@ -173,6 +178,9 @@ class Server:
             if self._eof:
                 break
             self._write_now()
+            while self._out_bytes > MAX_QUEUED_OUT_BYTES:  # the peer is not reading: wait
+                self._drained = trio.Event()
+                await self._drained.wait()
             assert self._receive is not None
             data = await self._receive.receive_some(READ_SIZE)
             if data:
@@ -201,7 +209,10 @@ class Server:
         ):
             reg = self.registry.get(decoded.body.callback_id)
             if reg is not None and reg.runner == "trio" and reg.retry is None:
-                return await self._inline(decoded, decoded.body, reg, runner)
+                try:
+                    return await self._inline(decoded, decoded.body, reg, runner)
+                except Exception as exc:  # a fault in hookd itself: answer, keep reading
+                    return self._internal_error(decoded, runner, exc)
         self._on_message(decoded, line, None)
         return False
 
@@ -237,6 +248,20 @@ class Server:
         self._finish(
             call.framing, call.request_id, None, resolve(reg, outcome), started=started, call=call
         )
+        return runner.call is not None
+
+    def _internal_error(self, call: wire.Call, runner: _Runner, exc: Exception) -> bool:
+        log.exception("internal.error", request_id=call.request_id)
+        if runner.call is not None:
+            if runner.flight.withdrawn:
+                return True
+            self._inflight.pop(runner.key, None)
+        answer = Answer(
+            "internal_error",
+            error_kind=ErrorKind.INTERNAL_ERROR,
+            message=f"internal error: {type(exc).__name__}",
+        )
+        self._finish(call.framing, call.request_id, None, answer)
         return runner.call is not None
 
     def _end_runner(self, runner: _Runner) -> None:
@@ -481,7 +506,7 @@ class Server:
             return wire.error_object(framing, request_id, answer.error_kind, answer.message)
         try:
             raw = msgspec.Raw(msgspec.json.encode(answer.payload))
-        except (TypeError, ValueError, OverflowError) as exc:
+        except (TypeError, ValueError, OverflowError, RecursionError) as exc:
             answer2 = self._unencodable(call, exc)
             if answer2.error_kind is not None:
                 return wire.error_object(framing, request_id, answer2.error_kind, answer2.message)
@@ -527,6 +552,7 @@ class Server:
             return
         data = b"".join(self._out)
         self._out.clear()
+        self._out_bytes = 0
         try:
             written = os.write(self._out_fd, data)
         except (BlockingIOError, InterruptedError):
@@ -534,8 +560,7 @@ class Server:
         except OSError:
             written = 0  # a broken pipe: the writer task finds out and shuts down
         if written < len(data):
-            self._out.append(data[written:])
-            self._wake_writer.set()
+            self.send_line(data[written:])
 
     async def _writer(self, send: trio.abc.SendStream, outer: trio.CancelScope) -> None:
         while True:
@@ -554,6 +579,8 @@ class Server:
                     return
                 finally:
                     self._sending = False
+                self._out_bytes -= len(data)
+                self._drained.set()
                 hookd_log.flush()
             if self._closing and not self._out:
                 outer.cancel()

@@ -80,7 +80,16 @@ def run_service(args: argparse.Namespace) -> int:
     with protocol_stdio() as (fd_in, fd_out):
         trio.run(_serve, registry, config, fd_in, fd_out, args.hooks)
     hookd_log.flush()
-    return 0
+    _exit_now(0)
+    return 0  # pragma: no cover
+
+
+def _exit_now(code: int) -> None:
+    """Exit without waiting for threads that hooks started and never ended."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 async def _serve(
