@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -82,8 +83,28 @@ def _add_log_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full ``hookd`` argument parser."""
+#: Subcommands whose parsers live in heavier modules: name -> (module, adder, summary).
+LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "run": (
+        "hookd._host_args",
+        "add_run_parser",
+        "run the CLI as a child process and serve hooks to it (host mode)",
+    ),
+    "replay": (
+        "hookd.replay",
+        "add_replay_parser",
+        "replay a transcript against `hookd serve` and diff the answers",
+    ),
+    "record": (
+        "hookd.record",
+        "add_record_parser",
+        "run a command and record its protocol traffic into a transcript",
+    ),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``hookd`` argument parser; ``command`` names the subcommand that will run."""
     parser = argparse.ArgumentParser(
         prog="hookd",
         description=DESCRIPTION,
@@ -145,13 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("name", nargs="?", metavar="NAME", help="schema to print")
     schema.add_argument("--write", metavar="DIR", help="write every schema under DIR")
 
-    from hookd._host_args import add_run_parser
-    from hookd.record import add_record_parser
-    from hookd.replay import add_replay_parser
-
-    add_run_parser(sub)
-    add_replay_parser(sub)
-    add_record_parser(sub)
+    for name, (module, adder, summary) in LAZY_COMMANDS.items():
+        if name == command:  # its module (and trio) is imported only when it runs
+            getattr(importlib.import_module(module), adder)(sub)
+        else:
+            sub.add_parser(name, help=summary, add_help=False)
 
     validate = sub.add_parser("validate", help="check hook outputs or a transcript offline")
     validate.add_argument("file", metavar="FILE", help="JSON file, JSON lines, transcript, or -")
@@ -234,7 +253,9 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hookd`` console script."""
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = next((w for w in words if not w.startswith("-")), None)
+    args = build_parser(command).parse_args(words)
     try:
         return COMMANDS[args.command](args)
     except BrokenPipeError:  # `hookd schema | head`: the reader left; not an error of ours

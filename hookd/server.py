@@ -21,7 +21,7 @@ import trio
 
 from hookd import log as hookd_log
 from hookd import wire
-from hookd._version import __version__
+from hookd._early import initialize_payload
 from hookd.context import HookContext
 from hookd.errors import UNKNOWN_CALLBACK_TEXT, ErrorKind
 from hookd.executor import Executor, effective_timeout
@@ -123,6 +123,11 @@ class Server:
         self._out.append(line)
         self._out_bytes += len(line)
         self._wake_writer.set()
+
+    def prime(self, data: bytes) -> None:
+        """Input read before :meth:`serve` started: served first."""
+        if data:
+            self._pending.extend(self._framer.feed(data))
 
     @property
     def in_flight(self) -> int:
@@ -429,10 +434,7 @@ class Server:
 
     def initialize_payload(self) -> dict[str, Any]:
         """The ``initialize`` answer: the hooks map plus hookd's name and version."""
-        return {
-            "hooks": self.registry.hooks_map(),
-            "serverInfo": {"name": "hookd", "version": __version__},
-        }
+        return initialize_payload(self.registry)
 
     async def _hook_callback(
         self, request_id: wire.RequestId | None, body: wire.HookCallback, scope: trio.CancelScope

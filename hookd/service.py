@@ -5,24 +5,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import structlog
-import trio
-
-from hookd import log as hookd_log
+from hookd._early import Interrupted, answer_early, import_in_background
 from hookd.errors import HookdError
 from hookd.loader import load_hooks
 from hookd.registry import Registry
-from hookd.server import ServeConfig, Server
-from hookd.transcript import tee_from_env
 
 __all__ = ["check", "protocol_stdio", "run_service"]
 
-log = structlog.get_logger("hookd.service")
+#: What the server needs and the ``initialize`` answer does not: imported meanwhile.
+HEAVY_MODULES = ("trio", "structlog", "hookd.log", "hookd.server", "hookd._serve_loop")
 
 
 @contextmanager
@@ -60,7 +55,6 @@ def load_registry(args: argparse.Namespace) -> Registry:
         from hookd.settings import load_settings
 
         for problem in load_settings(args.settings, registry):
-            log.warning("settings.problem", problem=problem)
             print(f"hookd: warning: {problem}", file=sys.stderr)
     if len(registry) == 0 and registry.can_use_tool is None:
         raise HookdError("no hooks to serve")
@@ -68,20 +62,46 @@ def load_registry(args: argparse.Namespace) -> Registry:
 
 
 def run_service(args: argparse.Namespace) -> int:
-    """Load the hooks, then serve them on stdin/stdout until EOF or a signal."""
+    """Load the hooks, then serve them on stdin/stdout until EOF or a signal.
+
+    trio and structlog are imported in a thread while the hooks load and the
+    first ``initialize`` is answered (see :mod:`hookd._early`).
+    """
+    with protocol_stdio() as (fd_in, fd_out):
+        try:
+            registry = load_registry(args)
+        except (HookdError, ValueError) as exc:
+            return _fail(str(exc))
+        heavy = import_in_background(*HEAVY_MODULES)  # after the hooks: no GIL contention
+        early = b""
+        if not os.environ.get("HOOKD_RECORD"):  # a recording must see the handshake too
+            try:
+                early = answer_early(registry, fd_in, fd_out)
+            except Interrupted:
+                _exit_now(0)
+        heavy.join()
+        _serve(args, registry, fd_in, fd_out, early)
+    _exit_now(0)
+    return 0  # pragma: no cover
+
+
+def _serve(
+    args: argparse.Namespace, registry: Registry, fd_in: int, fd_out: int, early: bytes
+) -> None:
+    from functools import partial
+
+    import trio
+
+    from hookd import log as hookd_log
+    from hookd._serve_loop import serve_fds
+    from hookd.server import ServeConfig
+
     hookd_log.configure(args.log_level, args.log_format)
-    try:
-        registry = load_registry(args)
-    except (HookdError, ValueError) as exc:
-        return _fail(str(exc))
     config = ServeConfig(
         max_line_bytes=args.max_line_bytes, max_in_flight=args.max_in_flight, validate=args.validate
     )
-    with protocol_stdio() as (fd_in, fd_out):
-        trio.run(_serve, registry, config, fd_in, fd_out, args.hooks)
+    trio.run(partial(serve_fds, registry, config, (fd_in, fd_out), hooks=args.hooks, early=early))
     hookd_log.flush()
-    _exit_now(0)
-    return 0  # pragma: no cover
 
 
 def _exit_now(code: int) -> None:
@@ -90,29 +110,6 @@ def _exit_now(code: int) -> None:
         with contextlib.suppress(Exception):
             stream.flush()
     os._exit(code)
-
-
-async def _serve(
-    registry: Registry, config: ServeConfig, fd_in: int, fd_out: int, hooks: str | None
-) -> None:
-    server = Server(registry, config)
-    stop = trio.Event()
-    log.info("service.started", hooks=len(registry), pid=os.getpid())
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(_watch_signals, stop)
-        receive, send = tee_from_env(
-            trio.lowlevel.FdStream(fd_in), trio.lowlevel.FdStream(fd_out), hooks=hooks
-        )
-        await server.serve(receive, send, stop=stop)
-        nursery.cancel_scope.cancel()
-    log.info("service.stopped", answered=server.answered)
-
-
-async def _watch_signals(stop: trio.Event) -> None:
-    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-        async for signum in signals:
-            log.info("service.signal", signal=signal.Signals(signum).name)
-            stop.set()
 
 
 def check(args: argparse.Namespace) -> int:

@@ -185,3 +185,17 @@ def test_demo_runs_a_scripted_session() -> None:
     assert "DENY (blocked by guard: recursive delete of /)" in proc.stdout
     assert "adds context" in proc.stdout
     assert "hookd exited with code 0" in proc.stdout
+
+
+@pytest.mark.req("R-023")
+async def test_initialize_is_answered_before_trio_is_needed_and_the_rest_is_served() -> None:
+    """The handshake at the head of the input is answered early; what follows it is not lost."""
+    async with hookd_process(*SERVE) as (peer, _):
+        init = {"type": "control_request", "request_id": "i", "request": {"subtype": "initialize"}}
+        rpc_init = {"jsonrpc": "2.0", "id": 9, "method": "initialize"}
+        await peer.send(init, rpc_init, hook_request("h", "hook_2", pre_tool_use()), init)
+        first, rpc, hook, last = [await peer.recv() for _ in range(4)]
+        assert payload(first)["serverInfo"]["name"] == "hookd"
+        assert rpc["id"] == 9 and rpc["result"]["hooks"] == payload(first)["hooks"]
+        assert payload(hook)["hookSpecificOutput"]["permissionDecision"] == "allow"
+        assert payload(last)["hooks"] == payload(first)["hooks"]
