@@ -26,6 +26,7 @@ from hookd.context import HookContext
 from hookd.errors import HookAbortError, InvalidOutputError, RetryableHookError
 from hookd.policy import Outcome
 from hookd.registry import Registration
+from hookd.validation import prepare_output
 
 __all__ = ["Executor", "effective_timeout"]
 
@@ -134,22 +135,22 @@ class Executor:
         """Normalise a callback's return value and validate it for ``event``."""
         if result is None:
             return Outcome("ok", {})
-        if not isinstance(result, Mapping):
-            return Outcome(
-                "invalid_output", message=f"expected a dict or None, got {type(result).__name__}"
-            )
-        output = _rename(result)
-        if self.validate:
-            from hookd.validation import prepare_output
-
-            try:
-                output = prepare_output(event, output)
-            except InvalidOutputError as exc:
-                return Outcome("invalid_output", message=str(exc))
-            except Exception as exc:  # e.g. a dict that contains itself
-                text = f"{type(exc).__name__}: {_safe_str(exc) or 'no details'}"
-                return Outcome("invalid_output", message=f"output cannot be checked ({text})")
-        return Outcome("ok", output)
+        if type(result) is not dict:
+            if not isinstance(result, Mapping):
+                kind = type(result).__name__
+                return Outcome("invalid_output", message=f"expected a dict or None, got {kind}")
+            result = dict(result)
+        if "continue_" in result or "async_" in result:
+            result = _rename(result)
+        if not self.validate:
+            return Outcome("ok", result)
+        try:
+            return Outcome("ok", prepare_output(event, result))
+        except InvalidOutputError as exc:
+            return Outcome("invalid_output", message=str(exc))
+        except Exception as exc:  # e.g. a dict that contains itself
+            text = f"{type(exc).__name__}: {_safe_str(exc) or 'no details'}"
+            return Outcome("invalid_output", message=f"output cannot be checked ({text})")
 
     async def _attempts(
         self,

@@ -24,9 +24,11 @@ from hookd import wire
 from hookd._early import initialize_payload
 from hookd.context import HookContext
 from hookd.errors import UNKNOWN_CALLBACK_TEXT, ErrorKind
+from hookd.events import EVENTS
 from hookd.executor import Executor, effective_timeout
 from hookd.policy import Answer, Outcome, resolve
 from hookd.registry import Registration, Registry
+from hookd.validation import check_input
 
 __all__ = ["ServeConfig", "Server", "serve"]
 
@@ -468,9 +470,6 @@ class Server:
     def _check_input(self, reg: Registration, input_data: dict[str, Any]) -> str | None:
         if not self.config.validate:
             return None
-        from hookd.events import EVENTS
-        from hookd.validation import check_input
-
         if reg.event not in EVENTS and reg.event not in self._warned_events:
             self._warned_events.add(reg.event)
             log.warning("event.unknown", _event=reg.event, note="input passed through unchecked")

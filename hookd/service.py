@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import sys
 from collections.abc import Iterator
@@ -15,6 +16,9 @@ from hookd.loader import load_hooks
 from hookd.registry import Registry
 
 __all__ = ["check", "protocol_stdio", "run_service"]
+
+#: Allocations between young-generation collections: per-request dicts are short-lived.
+GC_THRESHOLD = 50_000
 
 #: What the server needs and the ``initialize`` answer does not: imported meanwhile.
 HEAVY_MODULES = ("trio", "structlog", "hookd.log", "hookd.server", "hookd._serve_loop")
@@ -97,6 +101,8 @@ def _serve(
     from hookd.server import ServeConfig
 
     hookd_log.configure(args.log_level, args.log_format)
+    gc.freeze()  # start-up objects (modules, the registry) are never collected: skip them
+    gc.set_threshold(GC_THRESHOLD, 20, 20)
     config = ServeConfig(
         max_line_bytes=args.max_line_bytes, max_in_flight=args.max_in_flight, validate=args.validate
     )
