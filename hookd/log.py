@@ -70,41 +70,77 @@ class _Buffer:
 
 _sink: _Buffer | None = None
 _info_enabled = True
-_line_encoder = msgspec.json.Encoder(enc_hook=repr)
+_line_encoder = msgspec.json.Encoder()
 
 
-_second = -1
-_second_text = ""
+_millis = -1
+_millis_text = ""
 
 
 def _timestamp() -> str:
-    """ISO 8601 UTC with microseconds, like structlog's, without a datetime per call."""
-    global _second, _second_text
-    now = time.time()
-    second = int(now)
-    if second != _second:
-        _second, _second_text = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-    return f"{_second_text}.{int((now - second) * 1_000_000):06d}Z"
+    """ISO 8601 UTC like structlog's, to the millisecond, made once per millisecond."""
+    global _millis, _millis_text
+    millis = int(time.time() * 1000)
+    if millis != _millis:
+        second, rest = divmod(millis, 1000)
+        day = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _millis, _millis_text = millis, f"{day}.{rest:03d}Z"
+    return _millis_text
 
 
-def info_line(msg: str, fields: dict[str, Any]) -> None:
-    """One info line on the hot path: the same JSON line structlog would write, faster.
+class _RequestLine(msgspec.Struct):
+    """The canonical per-request line, in the order structlog would write it."""
 
-    Used for the one canonical line per request. In console format (or when
-    info is filtered out) it defers to structlog.
+    request_id: str | int | None
+    callback_id: str | None
+    method: str
+    outcome: str
+    elapsed_ms: float
+    msg: str
+    event: str | None
+    level: str
+    timestamp: str
+
+
+def request_line(
+    request_id: str | int | None,
+    callback_id: str | None,
+    *,
+    event: str | None,
+    method: str,
+    outcome: str,
+    elapsed_ms: float,
+) -> None:
+    """The one ``request.completed`` line per request, on the hot path.
+
+    Encoded straight into the log buffer; in console format (or when info is
+    filtered out) it defers to structlog.
     """
     if not _info_enabled:
         return
     if _sink is None:
-        structlog.get_logger("hookd").info(msg, **fields)
+        structlog.get_logger("hookd").info(
+            "request.completed",
+            request_id=request_id,
+            callback_id=callback_id,
+            _event=event,
+            method=method,
+            outcome=outcome,
+            elapsed_ms=elapsed_ms,
+        )
         return
-    event = fields.pop("_event", None)
-    fields["msg"] = msg
-    if event is not None:
-        fields["event"] = event
-    fields["level"] = "info"
-    fields["timestamp"] = _timestamp()
-    _sink.write(_line_encoder.encode(fields) + b"\n")
+    line = _RequestLine(
+        request_id,
+        callback_id,
+        method,
+        outcome,
+        elapsed_ms,
+        "request.completed",
+        event,
+        "info",
+        _timestamp(),
+    )
+    _sink.write(_line_encoder.encode(line) + b"\n")
 
 
 def flush() -> None:

@@ -487,11 +487,10 @@ class Server:
         started: float | None = None,
         call: wire.Call | None = None,
     ) -> None:
-        obj = self._encode_answer(framing, request_id, answer, call)
         if batch is None:
-            self.send_line(wire.encode_message(obj))
+            self.send_line(self._encode_line(framing, request_id, answer, call))
         else:
-            self._batch_item_done(batch, obj)
+            self._batch_item_done(batch, self._encode_answer(framing, request_id, answer, call))
         self.answered += 1
         if started is not None and call is not None:
             _log_completed(call, answer, started)
@@ -513,6 +512,21 @@ class Server:
                 return wire.error_object(framing, request_id, answer2.error_kind, answer2.message)
             raw = msgspec.Raw(msgspec.json.encode(answer2.payload))
         return wire.success_object(framing, request_id, raw)
+
+    def _encode_line(
+        self,
+        framing: wire.Framing,
+        request_id: wire.RequestId | None,
+        answer: Answer,
+        call: wire.Call | None,
+    ) -> bytes:
+        """One answer line, in one encode (the batch path checks the payload on its own)."""
+        if answer.error_kind is None:
+            try:
+                return wire.encode_success(framing, request_id, answer.payload)
+            except (TypeError, ValueError, OverflowError, RecursionError):
+                pass  # the slow path below names the problem
+        return wire.encode_message(self._encode_answer(framing, request_id, answer, call))
 
     def _unencodable(self, call: wire.Call | None, exc: Exception) -> Answer:
         message = f"output is not JSON-serialisable: {exc}"
@@ -600,16 +614,13 @@ async def _set_when(event: trio.Event, other: trio.Event) -> None:
 
 def _log_completed(call: wire.Call, answer: Answer, started: float) -> None:
     body = call.body
-    hookd_log.info_line(
-        "request.completed",
-        {
-            "request_id": call.request_id,
-            "callback_id": getattr(body, "callback_id", None),
-            "_event": answer.event,
-            "method": body.__struct_config__.tag,
-            "outcome": answer.outcome,
-            "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
-        },
+    hookd_log.request_line(
+        call.request_id,
+        getattr(body, "callback_id", None),
+        event=answer.event,
+        method=body.__struct_config__.tag,  # type: ignore[arg-type]
+        outcome=answer.outcome,
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
     )
 
 
