@@ -22,8 +22,9 @@ DANGEROUS = [
 ]
 
 
-async def guard(input_data: dict[str, Any], tool_use_id: str | None,
-                context: HookContext) -> dict[str, Any] | None:
+async def guard(
+    input_data: dict[str, Any], tool_use_id: str | None, context: HookContext
+) -> dict[str, Any] | None:
     """Deny Bash commands that match a known-dangerous pattern."""
     command = str(input_data.get("tool_input", {}).get("command", ""))
     for pattern, why in DANGEROUS:
@@ -32,8 +33,9 @@ async def guard(input_data: dict[str, Any], tool_use_id: str | None,
     return None
 
 
-def audit(input_data: dict[str, Any], tool_use_id: str | None,
-          context: HookContext) -> dict[str, Any]:
+def audit(
+    input_data: dict[str, Any], tool_use_id: str | None, context: HookContext
+) -> dict[str, Any]:
     """Record every finished tool call in the session's state (runs in a thread)."""
     calls = context.state.setdefault("tool_calls", [])
     calls.append((time.time(), input_data.get("tool_name"), tool_use_id))
@@ -42,11 +44,11 @@ def audit(input_data: dict[str, Any], tool_use_id: str | None,
 
 
 @hookd.hook("UserPromptSubmit", timeout=5)
-async def inject_context(input_data: dict[str, Any], tool_use_id: str | None,
-                         context: HookContext) -> dict[str, Any]:
+async def inject_context(
+    input_data: dict[str, Any], tool_use_id: str | None, context: HookContext
+) -> dict[str, Any]:
     """Tell the model which repository rules apply, on every prompt."""
-    return add_context("House rules: run the tests before you commit.",
-                       event="UserPromptSubmit")
+    return add_context("House rules: run the tests before you commit.", event="UserPromptSubmit")
 
 
 hooks = {
