@@ -60,6 +60,14 @@ def _add_serve_options(p: argparse.ArgumentParser) -> None:
         "'overloaded' error (default: 4096)",
     )
     p.add_argument(
+        "--max-in-flight-bytes",
+        type=int,
+        default=256 * 1024 * 1024,
+        metavar="N",
+        help="total size of the request lines running at once; the excess is answered "
+        "with an 'overloaded' error (default: 256 MiB)",
+    )
+    p.add_argument(
         "--no-validate",
         dest="validate",
         action="store_false",

@@ -77,7 +77,7 @@ class CommandHook:
             done = await self.runner(
                 self.argv,
                 input_bytes=msgspec.json.encode(input_data),
-                cwd=_cwd(input_data),
+                cwd=_cwd(input_data) or self.project_dir or os.environ.get("CLAUDE_PROJECT_DIR"),
                 env=self.environment(input_data, context),
                 max_output_bytes=self.max_output_bytes,
                 grace_s=self.grace_s,
@@ -140,8 +140,14 @@ class CommandHook:
 
 
 def _cwd(input_data: Mapping[str, Any]) -> str | None:
+    """The input's ``cwd``, only if it is an absolute path to an existing directory.
+
+    It comes from the wire: anything else is ignored rather than trusted.
+    """
     cwd = input_data.get("cwd")
-    return cwd if isinstance(cwd, str) and cwd else None
+    if isinstance(cwd, str) and "\0" not in cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
+        return cwd
+    return None
 
 
 def add_command(

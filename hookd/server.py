@@ -49,16 +49,18 @@ class ServeConfig:
 
     max_line_bytes: int = wire.DEFAULT_MAX_LINE_BYTES
     max_in_flight: int = 4096
+    max_in_flight_bytes: int = 256 * 1024 * 1024
     validate: bool = True
 
 
 class _Flight:
     """One request in flight: its cancel scope, and whether the peer withdrew it."""
 
-    __slots__ = ("batch", "scope", "withdrawn")
+    __slots__ = ("batch", "scope", "size", "withdrawn")
 
     def __init__(self, batch: _Batch | None, scope: trio.CancelScope | None = None) -> None:
         self.scope = scope if scope is not None else trio.CancelScope()
+        self.size = 0
         self.withdrawn = False
         self.batch = batch
 
@@ -117,6 +119,7 @@ class Server:
         self._out_fd: int | None = None
         self._out_bytes = 0
         self._drained = trio.Event()
+        self._inflight_bytes = 0
 
     # -- public -------------------------------------------------------------
 
@@ -207,7 +210,7 @@ class Server:
             return False
         decoded = wire.decode_line(line)
         if isinstance(decoded, list):
-            self._on_batch(decoded)
+            self._on_batch(decoded, len(line))
             return False
         if (
             isinstance(decoded, wire.Call)
@@ -217,18 +220,23 @@ class Server:
             reg = self.registry.get(decoded.body.callback_id)
             if reg is not None and reg.runner == "trio" and reg.retry is None:
                 try:
-                    return await self._inline(decoded, decoded.body, reg, runner)
+                    return await self._inline(decoded, decoded.body, reg, runner, len(line))
                 except Exception as exc:  # a fault in hookd itself: answer, keep reading
                     return self._internal_error(decoded, runner, exc)
         self._on_message(decoded, line, None)
         return False
 
     async def _inline(
-        self, call: wire.Call, body: wire.HookCallback, reg: Registration, runner: _Runner
+        self,
+        call: wire.Call,
+        body: wire.HookCallback,
+        reg: Registration,
+        runner: _Runner,
+        size: int,
     ) -> bool:
         assert call.request_id is not None
         key: Key = (call.framing, call.request_id)
-        if self._refused(call, key, None):
+        if self._refused(call, key, None, size):
             return False
         started = time.perf_counter()
         problem = self._check_input(reg, body.input)
@@ -240,7 +248,8 @@ class Server:
 
         def become_runner() -> None:
             runner.adopt(call, key, reg, ctx, started)
-            self._inflight[key] = runner.flight
+            runner.flight.size = size
+            self._add_flight(key, runner.flight)
             runner.scope.deadline = trio.current_time() + effective_timeout(reg.timeout_s)
             assert self._nursery is not None
             self._nursery.start_soon(self._reader)
@@ -251,7 +260,7 @@ class Server:
         if runner.call is not None:
             if runner.flight.withdrawn:
                 return True
-            del self._inflight[key]
+            self._drop_flight(key)
         self._finish(
             call.framing, call.request_id, None, resolve(reg, outcome), started=started, call=call
         )
@@ -262,7 +271,7 @@ class Server:
         if runner.call is not None:
             if runner.flight.withdrawn:
                 return True
-            self._inflight.pop(runner.key, None)
+            self._drop_flight(runner.key)
         answer = Answer(
             "internal_error",
             error_kind=ErrorKind.INTERNAL_ERROR,
@@ -277,14 +286,16 @@ class Server:
         assert call is not None and reg is not None and ctx is not None
         if runner.flight.withdrawn or not runner.scope.cancelled_caught:
             return
-        self._inflight.pop(runner.key, None)
+        self._drop_flight(runner.key)
         answer = resolve(reg, self.executor.timed_out(reg, ctx))
         self._finish(call.framing, call.request_id, None, answer, started=runner.started, call=call)
 
-    def _on_message(self, msg: wire.Message, line: bytes, batch: _Batch | None) -> None:
+    def _on_message(
+        self, msg: wire.Message, line: bytes, batch: _Batch | None, size: int = 0
+    ) -> None:
         match msg:
             case wire.Call():
-                self._on_call(msg, batch)
+                self._on_call(msg, batch, size or len(line))
             case wire.Cancel():
                 self._on_cancel(msg)
             case wire.Invalid():
@@ -292,7 +303,7 @@ class Server:
             case wire.Passthrough():
                 self._on_passthrough(msg, line)
 
-    def _on_call(self, call: wire.Call, batch: _Batch | None) -> None:
+    def _on_call(self, call: wire.Call, batch: _Batch | None, size: int) -> None:
         if isinstance(call.body, wire.Initialize):  # cheap: answered inline, never queued
             answer = Answer("ok", payload=self.initialize_payload(), event="initialize")
             if call.request_id is not None:
@@ -306,32 +317,47 @@ class Server:
             self._batch_item_done(batch, None)
             return
         key: Key = (call.framing, call.request_id)
-        if self._refused(call, key, batch):
+        if self._refused(call, key, batch, size):
             return
         flight = _Flight(batch)
-        self._inflight[key] = flight
+        flight.size = size
+        self._add_flight(key, flight)
         assert self._nursery is not None
         self._nursery.start_soon(self._run_call, call, key, flight)
 
-    def _refused(self, call: wire.Call, key: Key, batch: _Batch | None) -> bool:
-        """Duplicates are ignored, and requests over the in-flight limit refused."""
+    def _refused(self, call: wire.Call, key: Key, batch: _Batch | None, size: int) -> bool:
+        """Duplicates are ignored, and requests over the in-flight limits refused."""
         if key in self._inflight:
             log.warning("request.duplicate", request_id=call.request_id)
             self._batch_item_done(batch, None)
             return True
-        if len(self._inflight) >= self.config.max_in_flight:
-            limit = self.config.max_in_flight
-            answer = Answer(
-                "overloaded",
-                error_kind=ErrorKind.OVERLOADED,
-                message=f"too many requests in flight (limit {limit})",
-            )
+        over = self._over_limit(size)
+        if over is not None:
+            answer = Answer("overloaded", error_kind=ErrorKind.OVERLOADED, message=over)
             self._finish(call.framing, call.request_id, batch, answer)
             return True
         return False
 
+    def _over_limit(self, size: int) -> str | None:
+        if len(self._inflight) >= self.config.max_in_flight:
+            return f"too many requests in flight (limit {self.config.max_in_flight})"
+        if self._inflight_bytes + size > self.config.max_in_flight_bytes:
+            limit = self.config.max_in_flight_bytes
+            return f"too many bytes of requests in flight (limit {limit})"
+        return None
+
+    def _add_flight(self, key: Key, flight: _Flight) -> None:
+        self._inflight[key] = flight
+        self._inflight_bytes += flight.size
+
+    def _drop_flight(self, key: Key) -> _Flight | None:
+        flight = self._inflight.pop(key, None)
+        if flight is not None:
+            self._inflight_bytes -= flight.size
+        return flight
+
     def _on_cancel(self, cancel: wire.Cancel) -> None:
-        flight = self._inflight.pop((cancel.framing, cancel.request_id), None)
+        flight = self._drop_flight((cancel.framing, cancel.request_id))
         if flight is None:
             log.debug("cancel.unknown", request_id=cancel.request_id)
             return
@@ -381,10 +407,10 @@ class Server:
                 Answer("invalid", error_kind=ErrorKind.INVALID_REQUEST, message=text),
             )
 
-    def _on_batch(self, messages: list[wire.Message]) -> None:
+    def _on_batch(self, messages: list[wire.Message], size: int) -> None:
         batch = _Batch(len(messages))
         for msg in messages:
-            self._on_message(msg, b"", batch)
+            self._on_message(msg, b"", batch, max(1, size // len(messages)))
 
     # -- running ------------------------------------------------------------
 
@@ -401,7 +427,7 @@ class Server:
             )
         if flight.withdrawn or answer is None:
             return  # cancelled by the peer or by shutdown: no answer
-        del self._inflight[key]
+        self._drop_flight(key)
         self._finish(
             call.framing, call.request_id, flight.batch, answer, started=started, call=call
         )
@@ -553,6 +579,7 @@ class Server:
         if self._nursery is not None:
             self._nursery.cancel_scope.cancel()
         self._inflight.clear()
+        self._inflight_bytes = 0
 
     # -- writing ------------------------------------------------------------
 

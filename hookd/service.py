@@ -104,7 +104,10 @@ def _serve(
     gc.freeze()  # start-up objects (modules, the registry) are never collected: skip them
     gc.set_threshold(GC_THRESHOLD, 20, 20)
     config = ServeConfig(
-        max_line_bytes=args.max_line_bytes, max_in_flight=args.max_in_flight, validate=args.validate
+        max_line_bytes=args.max_line_bytes,
+        max_in_flight=args.max_in_flight,
+        max_in_flight_bytes=args.max_in_flight_bytes,
+        validate=args.validate,
     )
     trio.run(partial(serve_fds, registry, config, (fd_in, fd_out), hooks=args.hooks, early=early))
     hookd_log.flush()

@@ -155,6 +155,8 @@ class _ControlCancel(msgspec.Struct, tag="control_cancel_request", tag_field="ty
 
 _fast_decoder: Final = msgspec.json.Decoder(_ControlRequest | _ControlCancel)
 _any_decoder: Final = msgspec.json.Decoder()
+#: what msgspec raises on unreadable input: invalid UTF-8 and deep nesting are not DecodeErrors
+_UNREADABLE: Final = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
 
 
 def decode_line(line: bytes) -> Message | list[Message]:
@@ -166,7 +168,7 @@ def decode_line(line: bytes) -> Message | list[Message]:
     """
     try:
         msg = _fast_decoder.decode(line)
-    except msgspec.DecodeError:
+    except _UNREADABLE:
         return _decode_slow(line)
     if isinstance(msg, _ControlRequest):
         return Call("control", msg.request_id, msg.request)
@@ -176,7 +178,7 @@ def decode_line(line: bytes) -> Message | list[Message]:
 def _decode_slow(line: bytes) -> Message | list[Message]:
     try:
         obj = _any_decoder.decode(line)
-    except msgspec.DecodeError as exc:
+    except _UNREADABLE as exc:
         return _unparseable(line, exc)
     if isinstance(obj, list):
         if not obj:
@@ -191,7 +193,7 @@ def _decode_slow(line: bytes) -> Message | list[Message]:
     return _decode_control(obj)
 
 
-def _unparseable(line: bytes, exc: msgspec.DecodeError) -> Invalid:
+def _unparseable(line: bytes, exc: Exception) -> Invalid:
     rpc = b'"jsonrpc"' in line[:4096]
     return Invalid(
         "jsonrpc" if rpc else "control",
@@ -289,6 +291,10 @@ def _decode_rpc(obj: dict[str, Any]) -> Message:
     params = obj.get("params", {})
     if method == RPC_CANCEL_METHOD:
         return _rpc_cancel(params)
+    if has_id and rid is None:
+        return Invalid(
+            "jsonrpc", None, ErrorKind.INVALID_REQUEST, "id: expected a string or an integer"
+        )
     if not has_id:
         rid = None  # a notification: run, but never answer
     body_type = _RPC_METHODS.get(method)
@@ -402,7 +408,7 @@ def recover_id(head: bytes) -> tuple[Framing, RequestId] | None:
     framing: Framing = "control" if match.group(1) == b"request_id" else "jsonrpc"
     try:
         value = _any_decoder.decode(match.group(2))
-    except msgspec.DecodeError:
+    except _UNREADABLE:
         return None
     if framing == "control" and not isinstance(value, str):
         return None
@@ -442,6 +448,7 @@ class LineFramer:
 
     def _finish(self, data: bytes, start: int, end: int) -> bytes | Oversize | None:
         if self._skipping:
+            self._grow_head(data, start, end)
             size = self._skipping + end - start
             self._skipping = 0
             return Oversize(size, self._head)
@@ -458,6 +465,7 @@ class LineFramer:
 
     def _keep(self, data: bytes, start: int) -> None:
         if self._skipping:
+            self._grow_head(data, start, len(data))
             self._skipping += len(data) - start
             return
         self._buf += data[start:]
@@ -465,6 +473,11 @@ class LineFramer:
             self._head = bytes(self._buf[: self.HEAD_BYTES])
             self._skipping = len(self._buf)
             self._buf.clear()
+
+    def _grow_head(self, data: bytes, start: int, end: int) -> None:
+        missing = self.HEAD_BYTES - len(self._head)
+        if missing > 0:
+            self._head += data[start : min(end, start + missing)]
 
     @property
     def pending_bytes(self) -> int:

@@ -218,13 +218,9 @@ async def test_other_exits_are_non_blocking_errors(event: str, command: str, how
     ("options", "what"),
     [
         ({"args": []}, "No such file or directory: /nonexistent/hook"),
-        (
-            {"args": [], "command": str(COMMANDS / "report.sh"), "cwd": "/nonexistent"},
-            "/nonexistent",
-        ),
         ({"command": "echo \0"}, "embedded null byte"),
     ],
-    ids=["missing-executable", "missing-cwd", "nul-byte"],
+    ids=["missing-executable", "nul-byte"],
 )
 async def test_a_command_that_cannot_start_is_a_non_blocking_error(
     event: str, options: dict[str, Any], what: str
@@ -548,3 +544,15 @@ def test_every_known_event_has_a_row_in_the_exit_code_table() -> None:
     from hookd.exit_code import EXIT_2
 
     assert set(EXIT_2) == set(EVENTS) == set(EXIT_2_BY_EVENT) - {"SomeFutureEvent"}
+
+
+@pytest.mark.req("R-124")
+@pytest.mark.parametrize("cwd", ["/nonexistent", "relative/dir", "", 42, "/tmp/\0x"])
+async def test_a_cwd_from_the_wire_is_used_only_when_it_is_an_existing_directory(
+    cwd: object, tmp_path: Path
+) -> None:
+    """The input's cwd is untrusted: anything but an existing absolute directory is ignored."""
+    registry = Registry()
+    add_command(registry, "SessionStart", "pwd", project_dir=str(tmp_path))
+    msg = await answer(registry, "hook_1", event_input("SessionStart", source="startup", cwd=cwd))
+    assert _shown(msg)["hookSpecificOutput"]["additionalContext"] == str(tmp_path)

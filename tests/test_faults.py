@@ -141,7 +141,7 @@ ON_STDERR: dict[str, tuple[str, ...]] = {
 }
 
 
-@pytest.mark.req("R-004", "R-071", "R-072", "R-073", "R-076", "R-090", "R-100")
+@pytest.mark.req("R-004", "R-071", "R-072", "R-073", "R-076", "R-090", "R-100", "R-125")
 @pytest.mark.parametrize("module", sorted(MATRIX))
 async def test_fault_is_answered_then_normal_requests_are(module: str, tmp_path: Path) -> None:
     """Every fault gets its policy answer; healthy hooks still answer; EOF exits 0."""
@@ -203,7 +203,7 @@ async def exits_cleanly(hookd: Hookd) -> list[str]:
 # ----------------------------------------------------------------- the watchdog
 
 
-@pytest.mark.req("R-071", "R-076")
+@pytest.mark.req("R-071", "R-076", "R-126")
 async def test_busy_loop_answer_beats_the_cli_deadline(tmp_path: Path) -> None:
     """The watchdog's timeout answer must reach the CLI before the CLI gives up."""
     async with running(fault_module("busy_loop"), tmp_path) as hookd:
@@ -373,6 +373,7 @@ async def test_requests_beyond_the_in_flight_cap(tmp_path: Path) -> None:
         assert await exits_cleanly(hookd) == []  # the withdrawn four are never answered
 
 
+@pytest.mark.req("R-123")
 async def test_peer_that_never_reads_cannot_grow_hookd_memory(tmp_path: Path) -> None:
     """A CLI that writes requests but never reads answers: hookd must stop reading.
 

@@ -377,7 +377,7 @@ def encode(value: Any) -> bytes:
 # -------------------------------------------------------------- codec properties
 
 
-@pytest.mark.req("R-002", "R-014")
+@pytest.mark.req("R-002", "R-014", "R-120")
 @FUZZ
 @given(st.binary(max_size=300) | jsonish_bytes)
 def test_any_bytes(data: bytes) -> None:
@@ -639,7 +639,7 @@ def check_valid_answers(fuzzer: Fuzzer, answers: list[dict[str, Any]]) -> None:
         assert specific["permissionDecision"] == ("deny" if matcher == "Fault" else "allow")
 
 
-@pytest.mark.req("R-001", "R-002", "R-034", "R-035")
+@pytest.mark.req("R-001", "R-002", "R-034", "R-035", "R-120")
 async def test_process_survives_random_lines(tmp_path: Path) -> None:
     seed = random.randrange(2**32) if LONG else 1
     async with running(fault_module("raises"), tmp_path) as hookd:

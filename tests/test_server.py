@@ -346,3 +346,18 @@ async def test_a_callback_may_ask_for_a_typed_input() -> None:
         await peer.send(hook_request("t", "hook_1", pre_tool_use(extra_field=1)))
         assert payload(await peer.recv()) == {"systemMessage": "Bash: ls"}
     assert isinstance(seen[0], PreToolUseInput)
+
+
+@pytest.mark.req("R-122")
+async def test_requests_beyond_the_byte_budget_are_refused() -> None:
+    hang = hook_request("h0", "hook_4", pre_tool_use("Hang", padding="x" * 400))
+    size = len(json.dumps(hang))
+    async with served(basic(), ServeConfig(max_in_flight_bytes=2 * size + 10)) as (peer, server):
+        await peer.send(*[hang | {"request_id": f"h{i}"} for i in range(3)])
+        text, code = error(await peer.recv())
+        assert code == "overloaded" and f"limit {2 * size + 10}" in text
+        assert server.in_flight == 2
+        await peer.send({"type": "control_cancel_request", "request_id": "h0"})
+        await peer.send(hang | {"request_id": "h3"})  # room again once h0 is withdrawn
+        await peer.expect_silence(0.2)
+        assert server.in_flight == 2

@@ -268,7 +268,7 @@ def report(ledger: Ledger, usages: list[Usage], elapsed_s: float) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.req("R-035", "R-040", "R-070", "R-072")
+@pytest.mark.req("R-035", "R-040", "R-070", "R-072", "R-127")
 async def test_soak(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     ledger = Ledger()
     usages: list[Usage] = []

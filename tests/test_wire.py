@@ -200,7 +200,7 @@ def test_framer_yields_a_final_line_without_newline_at_close() -> None:
     assert framer.close() == b'{"b"'
 
 
-@pytest.mark.req("R-003")
+@pytest.mark.req("R-003", "R-121")
 def test_framer_discards_oversize_lines_and_keeps_going() -> None:
     framer = wire.LineFramer(max_line_bytes=100)
     head = b'{"type":"control_request","request_id":"big","request":{"x":"'
