@@ -204,8 +204,12 @@ class Hookd:
         self.stderr_path = stderr_path
         self._ids: dict[str, list[str]] = {}
 
-    async def send(self, *messages: dict[str, Any] | list[Any] | bytes) -> None:
-        await self.peer.send(*messages)
+    async def send(
+        self, *messages: dict[str, Any] | list[Any] | bytes, timeout: float = 60
+    ) -> None:
+        """Write to hookd's stdin (fails the test if hookd stops reading for ``timeout`` s)."""
+        with trio.fail_after(timeout):
+            await self.peer.send(*messages)
 
     async def answer(self, timeout: float = 10) -> Answer:
         return parse_answer(await self.out.line(timeout))
