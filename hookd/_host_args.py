@@ -6,6 +6,8 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, Final
 
+from hookd.cli import add_log_options
+
 __all__ = ["CommandError", "add_run_parser", "complete_command", "configure_run_parser"]
 
 DEFAULT_COMMAND: Final = ("claude",)
@@ -121,18 +123,7 @@ def configure_run_parser(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="readable progress lines on stderr; auto = when stderr is a terminal",
     )
-    p.add_argument(
-        "--log-level",
-        default="warning",
-        choices=["debug", "info", "warning", "error"],
-        help="stderr log level (default: warning)",
-    )
-    p.add_argument(
-        "--log-format",
-        default="auto",
-        choices=["auto", "json", "console"],
-        help="stderr log format; auto = console on a terminal, JSON lines otherwise",
-    )
+    add_log_options(p, default_level="warning")
     p.add_argument(
         "cli_command",
         nargs=argparse.REMAINDER,

@@ -75,12 +75,13 @@ def _add_serve_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_log_options(p: argparse.ArgumentParser) -> None:
+def add_log_options(p: argparse.ArgumentParser, default_level: str = "info") -> None:
+    """``--log-level`` and ``--log-format``, shared by the commands that log."""
     p.add_argument(
         "--log-level",
-        default="info",
+        default=default_level,
         choices=["debug", "info", "warning", "error"],
-        help="stderr log level (default: info)",
+        help=f"stderr log level (default: {default_level})",
     )
     p.add_argument(
         "--log-format",
@@ -144,7 +145,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         help="also serve the command hooks of this Claude Code settings file (repeatable)",
     )
     _add_serve_options(serve)
-    _add_log_options(serve)
+    add_log_options(serve)
 
     check = sub.add_parser("check", help="load HOOKS and print its registration table")
     check.add_argument(

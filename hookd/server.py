@@ -120,6 +120,7 @@ class Server:
         self._out_bytes = 0
         self._drained = trio.Event()
         self._inflight_bytes = 0
+        self._waits: set[str] = set()  # callback ids seen yielding to trio
 
     # -- public -------------------------------------------------------------
 
@@ -218,13 +219,22 @@ class Server:
             and decoded.request_id is not None
         ):
             reg = self.registry.get(decoded.body.callback_id)
-            if reg is not None and reg.runner == "trio" and reg.retry is None:
+            if reg is not None and self._runs_inline(reg):
                 try:
                     return await self._inline(decoded, decoded.body, reg, runner, len(line))
                 except Exception as exc:  # a fault in hookd itself: answer, keep reading
                     return self._internal_error(decoded, runner, exc)
         self._on_message(decoded, line, None)
         return False
+
+    def _runs_inline(self, reg: Registration) -> bool:
+        """Trio hooks run inline until one of their calls yields to trio.
+
+        A hook that waits (sleeps, does I/O) would hand the reading over to a
+        new task on every call, one line per scheduler pass; once seen waiting,
+        its calls get a task each, started together with the rest of the batch.
+        """
+        return reg.runner == "trio" and reg.retry is None and reg.callback_id not in self._waits
 
     async def _inline(
         self,
@@ -247,6 +257,7 @@ class Server:
         ctx = self._context(call.request_id, reg, body)
 
         def become_runner() -> None:
+            self._waits.add(reg.callback_id)
             runner.adopt(call, key, reg, ctx, started)
             runner.flight.size = size
             self._add_flight(key, runner.flight)
