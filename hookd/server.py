@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +21,8 @@ import trio
 from hookd import log as hookd_log
 from hookd import wire
 from hookd._early import initialize_payload
+from hookd._flight import Batch, Flight, Key, Runner
+from hookd._writer import Writer
 from hookd.context import HookContext
 from hookd.errors import UNKNOWN_CALLBACK_TEXT, ErrorKind
 from hookd.events import EVENTS
@@ -35,11 +36,8 @@ __all__ = ["ServeConfig", "Server", "serve"]
 log = structlog.get_logger("hookd.server")
 
 READ_SIZE: Final = 256 * 1024
-#: Past this many bytes of answers the peer has not read, hookd stops reading requests.
-MAX_QUEUED_OUT_BYTES: Final = 8 * 1024 * 1024
 LOG_FLUSH_S: Final = 0.05
 
-Key = tuple[wire.Framing, wire.RequestId]
 PassthroughSink = Callable[[bytes, wire.Passthrough], None]
 
 
@@ -53,48 +51,6 @@ class ServeConfig:
     validate: bool = True
 
 
-class _Flight:
-    """One request in flight: its cancel scope, and whether the peer withdrew it."""
-
-    __slots__ = ("batch", "scope", "size", "withdrawn")
-
-    def __init__(self, batch: _Batch | None, scope: trio.CancelScope | None = None) -> None:
-        self.scope = scope if scope is not None else trio.CancelScope()
-        self.size = 0
-        self.withdrawn = False
-        self.batch = batch
-
-
-class _Runner:
-    """A reader task's state once it stays with a hook that yielded to trio."""
-
-    __slots__ = ("call", "ctx", "flight", "key", "reg", "scope", "started")
-
-    def __init__(self) -> None:
-        self.scope = trio.CancelScope()
-        self.flight = _Flight(None, self.scope)
-        self.call: wire.Call | None = None
-        self.key: Key = ("control", "")
-        self.reg: Registration | None = None
-        self.ctx: HookContext | None = None
-        self.started = 0.0
-
-    def adopt(
-        self, call: wire.Call, key: Key, reg: Registration, ctx: HookContext, started: float
-    ) -> None:
-        self.call, self.key, self.reg, self.ctx, self.started = call, key, reg, ctx, started
-
-
-class _Batch:
-    """A JSON-RPC batch: its answers go out together as one array."""
-
-    __slots__ = ("answers", "pending")
-
-    def __init__(self, pending: int) -> None:
-        self.pending = pending
-        self.answers: list[msgspec.Struct] = []
-
-
 class Server:
     """Serves one registry over one pair of byte streams."""
 
@@ -102,10 +58,8 @@ class Server:
         self.registry = registry
         self.config = config or ServeConfig()
         self.executor = Executor(validate=self.config.validate)
-        self._inflight: dict[Key, _Flight] = {}
-        self._out: list[bytes] = []
-        self._wake_writer = trio.Event()
-        self._closing = False
+        self._inflight: dict[Key, Flight] = {}
+        self._writer = Writer()
         self._nursery: trio.Nursery | None = None
         self._warned_events: set[str] = set()
         self.on_passthrough: PassthroughSink | None = None
@@ -115,10 +69,6 @@ class Server:
         self._pending: collections.deque[bytes | wire.Oversize] = collections.deque()
         self._eof = False
         self._reading_done = trio.Event()
-        self._sending = False
-        self._out_fd: int | None = None
-        self._out_bytes = 0
-        self._drained = trio.Event()
         self._inflight_bytes = 0
         self._waits: set[str] = set()  # callback ids seen yielding to trio
 
@@ -126,9 +76,7 @@ class Server:
 
     def send_line(self, line: bytes) -> None:
         """Queue one framed line for the writer (never blocks)."""
-        self._out.append(line)
-        self._out_bytes += len(line)
-        self._wake_writer.set()
+        self._writer.send_line(line)
 
     def prime(self, data: bytes) -> None:
         """Input read before :meth:`serve` started: served first."""
@@ -149,9 +97,8 @@ class Server:
     ) -> None:
         """Serve until EOF on ``receive`` (or ``stop``); then cancel, flush and return."""
         self._receive = receive
-        self._out_fd = send.fileno() if isinstance(send, trio.lowlevel.FdStream) else None
         async with trio.open_nursery() as outer:
-            outer.start_soon(self._writer, send, outer.cancel_scope)
+            outer.start_soon(self._write, send, outer.cancel_scope)
             outer.start_soon(self._log_flusher)
             if stop is not None:
                 outer.start_soon(_set_when, stop, self._reading_done)
@@ -160,8 +107,7 @@ class Server:
                 requests.start_soon(self._reader)
                 await self._reading_done.wait()
                 self._shutdown()
-            self._closing = True
-            self._wake_writer.set()
+            self._writer.close()
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await send.aclose()
         hookd_log.flush()
@@ -175,23 +121,21 @@ class Server:
         is done, a new reader task takes over the remaining lines and this one
         stays with the hook, under its own cancel scope as the hook's deadline.
         """
-        runner = _Runner()
+        runner = Runner()
         with runner.scope:
             await self._read_lines(runner)
         if runner.call is not None:
             self._end_runner(runner)
 
-    async def _read_lines(self, runner: _Runner) -> None:
+    async def _read_lines(self, runner: Runner) -> None:
         while True:
             while self._pending:
                 if await self._on_line(self._pending.popleft(), runner):
                     return  # this task now runs a hook; another one reads
             if self._eof:
                 break
-            self._write_now()
-            while self._out_bytes > MAX_QUEUED_OUT_BYTES:  # the peer is not reading: wait
-                self._drained = trio.Event()
-                await self._drained.wait()
+            self._writer.write_now()
+            await self._writer.wait_drained()  # the peer is not reading: neither do we
             assert self._receive is not None
             data = await self._receive.receive_some(READ_SIZE)
             if data:
@@ -204,7 +148,7 @@ class Server:
         log.info("stdin.closed", in_flight=len(self._inflight))
         self._reading_done.set()
 
-    async def _on_line(self, line: bytes | wire.Oversize, runner: _Runner) -> bool:
+    async def _on_line(self, line: bytes | wire.Oversize, runner: Runner) -> bool:
         """Serve one line; True when this task has become the runner of a hook."""
         if isinstance(line, wire.Oversize):
             self._on_oversize(line)
@@ -241,7 +185,7 @@ class Server:
         call: wire.Call,
         body: wire.HookCallback,
         reg: Registration,
-        runner: _Runner,
+        runner: Runner,
         size: int,
     ) -> bool:
         assert call.request_id is not None
@@ -277,7 +221,7 @@ class Server:
         )
         return runner.call is not None
 
-    def _internal_error(self, call: wire.Call, runner: _Runner, exc: Exception) -> bool:
+    def _internal_error(self, call: wire.Call, runner: Runner, exc: Exception) -> bool:
         log.exception("internal.error", request_id=call.request_id)
         if runner.call is not None:
             if runner.flight.withdrawn:
@@ -291,7 +235,7 @@ class Server:
         self._finish(call.framing, call.request_id, None, answer)
         return runner.call is not None
 
-    def _end_runner(self, runner: _Runner) -> None:
+    def _end_runner(self, runner: Runner) -> None:
         """After a runner's scope: answer a hook that ran out of time."""
         call, reg, ctx = runner.call, runner.reg, runner.ctx
         assert call is not None and reg is not None and ctx is not None
@@ -302,7 +246,7 @@ class Server:
         self._finish(call.framing, call.request_id, None, answer, started=runner.started, call=call)
 
     def _on_message(
-        self, msg: wire.Message, line: bytes, batch: _Batch | None, size: int = 0
+        self, msg: wire.Message, line: bytes, batch: Batch | None, size: int = 0
     ) -> None:
         match msg:
             case wire.Call():
@@ -314,7 +258,7 @@ class Server:
             case wire.Passthrough():
                 self._on_passthrough(msg, line)
 
-    def _on_call(self, call: wire.Call, batch: _Batch | None, size: int) -> None:
+    def _on_call(self, call: wire.Call, batch: Batch | None, size: int) -> None:
         if isinstance(call.body, wire.Initialize):  # cheap: answered inline, never queued
             answer = Answer("ok", payload=self.initialize_payload(), event="initialize")
             if call.request_id is not None:
@@ -330,13 +274,13 @@ class Server:
         key: Key = (call.framing, call.request_id)
         if self._refused(call, key, batch, size):
             return
-        flight = _Flight(batch)
+        flight = Flight(batch)
         flight.size = size
         self._add_flight(key, flight)
         assert self._nursery is not None
         self._nursery.start_soon(self._run_call, call, key, flight)
 
-    def _refused(self, call: wire.Call, key: Key, batch: _Batch | None, size: int) -> bool:
+    def _refused(self, call: wire.Call, key: Key, batch: Batch | None, size: int) -> bool:
         """Duplicates are ignored, and requests over the in-flight limits refused."""
         if key in self._inflight:
             log.warning("request.duplicate", request_id=call.request_id)
@@ -357,11 +301,11 @@ class Server:
             return f"too many bytes of requests in flight (limit {limit})"
         return None
 
-    def _add_flight(self, key: Key, flight: _Flight) -> None:
+    def _add_flight(self, key: Key, flight: Flight) -> None:
         self._inflight[key] = flight
         self._inflight_bytes += flight.size
 
-    def _drop_flight(self, key: Key) -> _Flight | None:
+    def _drop_flight(self, key: Key) -> Flight | None:
         flight = self._inflight.pop(key, None)
         if flight is not None:
             self._inflight_bytes -= flight.size
@@ -377,7 +321,7 @@ class Server:
         log.info("request.cancelled", request_id=cancel.request_id, by="peer")
         self._batch_item_done(flight.batch, None)
 
-    def _on_invalid(self, msg: wire.Invalid, batch: _Batch | None) -> None:
+    def _on_invalid(self, msg: wire.Invalid, batch: Batch | None) -> None:
         log.warning(
             "request.invalid",
             request_id=msg.request_id,
@@ -419,13 +363,13 @@ class Server:
             )
 
     def _on_batch(self, messages: list[wire.Message], size: int) -> None:
-        batch = _Batch(len(messages))
+        batch = Batch(len(messages))
         for msg in messages:
             self._on_message(msg, b"", batch, max(1, size // len(messages)))
 
     # -- running ------------------------------------------------------------
 
-    async def _run_call(self, call: wire.Call, key: Key, flight: _Flight) -> None:
+    async def _run_call(self, call: wire.Call, key: Key, flight: Flight) -> None:
         started = time.perf_counter()
         try:
             answer = await self._answer(call, flight.scope)
@@ -518,7 +462,7 @@ class Server:
         self,
         framing: wire.Framing,
         request_id: wire.RequestId | None,
-        batch: _Batch | None,
+        batch: Batch | None,
         answer: Answer,
         *,
         started: float | None = None,
@@ -573,7 +517,7 @@ class Server:
             return Answer("invalid_output", error_kind=ErrorKind.INTERNAL_ERROR, message=message)
         return resolve(reg, Outcome("invalid_output", message=message))
 
-    def _batch_item_done(self, batch: _Batch | None, obj: msgspec.Struct | None) -> None:
+    def _batch_item_done(self, batch: Batch | None, obj: msgspec.Struct | None) -> None:
         if batch is None:
             return
         if obj is not None:
@@ -594,50 +538,13 @@ class Server:
 
     # -- writing ------------------------------------------------------------
 
-    def _write_now(self) -> None:
-        """Fast path: write queued answers straight to the pipe while the writer is idle.
+    async def _write(self, send: trio.abc.SendStream, outer: trio.CancelScope) -> None:
+        def broken() -> None:
+            self._shutdown()
+            self._reading_done.set()
 
-        Only for a real file descriptor, only when no ``send_all`` is in
-        progress, and never blocking: whatever the pipe does not take at once is
-        left to the writer task.
-        """
-        if not self._out or self._sending or self._out_fd is None:
-            return
-        data = b"".join(self._out)
-        self._out.clear()
-        self._out_bytes = 0
-        try:
-            written = os.write(self._out_fd, data)
-        except (BlockingIOError, InterruptedError):
-            written = 0
-        except OSError:
-            written = 0  # a broken pipe: the writer task finds out and shuts down
-        if written < len(data):
-            self.send_line(data[written:])
-
-    async def _writer(self, send: trio.abc.SendStream, outer: trio.CancelScope) -> None:
-        while True:
-            await self._wake_writer.wait()
-            self._wake_writer = trio.Event()
-            if self._out:
-                data = b"".join(self._out)
-                self._out.clear()
-                self._sending = True
-                try:
-                    await send.send_all(data)
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                    log.warning("stdout.closed", error=str(exc) or type(exc).__name__)
-                    self._shutdown()
-                    outer.cancel()
-                    return
-                finally:
-                    self._sending = False
-                self._out_bytes -= len(data)
-                self._drained.set()
-                hookd_log.flush()
-            if self._closing and not self._out:
-                outer.cancel()
-                return
+        await self._writer.run(send, broken)
+        outer.cancel()
 
     async def _log_flusher(self) -> None:
         while True:
