@@ -106,7 +106,10 @@ async def _demo(path: str) -> int:
         if init["subtype"] != "success":
             print(f"initialize failed: {init.get('error')}")
             return 1
-        print(f"initialize answered {(time.perf_counter() - started) * 1000:.0f} ms after spawn")
+        print(
+            f"initialize answered {(time.perf_counter() - started) * 1000:.0f} ms after spawn "
+            "(the first hook's time below includes the rest of hookd's start-up)"
+        )
         ids = _print_registrations(init["response"]["hooks"])
         for event, doing, extra in SCRIPT:
             await _step(client, ids, event, doing, extra)
