@@ -233,20 +233,25 @@ class Hookd:
         assert answer_id(msg) == request_id, msg
         return msg
 
-    async def callback_ids(self) -> dict[str, list[str]]:
-        """``"Event/matcher"`` -> callback ids, from the ``initialize`` answer."""
-        if not self._ids:
-            init = {
-                "type": "control_request",
-                "request_id": "init",
-                "request": {"subtype": "initialize"},
-            }
-            await self.send(init)
-            hooks = success(await self.answer())["hooks"]
-            for event, groups in hooks.items():
-                for group in groups:
-                    self._ids[f"{event}/{group['matcher']}"] = group["hookCallbackIds"]
+    async def initialize(self) -> dict[str, list[str]]:
+        """Send ``initialize``; ``"Event/matcher"`` -> callback ids from its answer."""
+        init = {
+            "type": "control_request",
+            "request_id": "init",
+            "request": {"subtype": "initialize"},
+        }
+        await self.send(init)
+        hooks = success(await self.answer())["hooks"]
+        self._ids = {
+            f"{event}/{group['matcher']}": group["hookCallbackIds"]
+            for event, groups in hooks.items()
+            for group in groups
+        }
         return self._ids
+
+    async def callback_ids(self) -> dict[str, list[str]]:
+        """The callback ids (``initialize`` is sent the first time only)."""
+        return self._ids or await self.initialize()
 
     async def callback(self, key: str) -> str:
         """The one callback id registered under ``"Event/matcher"``."""
