@@ -248,7 +248,7 @@ def _failed(reg: Registration, ctx: HookContext, exc: BaseException, timeout_s: 
                 "timeout",
                 message=f"held the event loop past {timeout_s:g}s without awaiting (interrupted)",
             )
-    text = "".join(traceback.format_exception(exc))
+    text = "".join(traceback.format_exception(exc, limit=64))  # a RecursionError stays cheap
     log.error(
         "hook.raised",
         request_id=ctx.request_id,
