@@ -18,7 +18,7 @@ from hookd.registry import Registry
 __all__ = ["check", "protocol_stdio", "run_service"]
 
 #: Allocations between young-generation collections: per-request dicts are short-lived.
-GC_THRESHOLD = 50_000
+GC_THRESHOLD = 10_000
 
 #: What the server needs and the ``initialize`` answer does not: imported meanwhile.
 HEAVY_MODULES = ("trio", "structlog", "hookd.log", "hookd.server", "hookd._serve_loop")
