@@ -18,7 +18,6 @@ __all__ = [
     "InvalidOutputError",
     "ProtocolError",
     "RetryableHookError",
-    "WireError",
 ]
 
 
@@ -68,15 +67,6 @@ class ProtocolError(HookdError):
         self.kind = kind
         self.request_id = request_id
         self.jsonrpc = jsonrpc
-
-
-class WireError(HookdError):
-    """A failure that is answered on the wire with ``kind`` and ``message``."""
-
-    def __init__(self, kind: ErrorKind, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
 
 
 class InvalidOutputError(HookdError):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import threading
 import time
 from typing import Any, BinaryIO, Literal
@@ -181,8 +180,3 @@ def configure(level: str = "info", fmt: LogFormat = "auto", *, fd: int = 2) -> N
         logger_factory=factory,
         cache_logger_on_first_use=True,
     )
-
-
-def default_stream_is_tty() -> bool:
-    """Whether stderr is a terminal (console format by default)."""
-    return sys.stderr.isatty()
