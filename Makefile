@@ -32,16 +32,16 @@ demo: $(STAMP)
 	$(BIN)/hookd demo
 
 conformance: $(STAMP)
-	$(BIN)/python -m pytest -q tests/test_conformance.py
+	$(BIN)/python -m pytest -q tests/conformance/test_conformance.py
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
 
 fuzz: $(STAMP)
-	HOOKD_FUZZ_LONG=1 $(BIN)/python -m pytest -q tests/test_fuzz.py
+	HOOKD_FUZZ_LONG=1 $(BIN)/python -m pytest -q tests/fuzz/test_fuzz.py
 
 soak: $(STAMP)
-	HOOKD_SOAK_LONG=1 $(BIN)/python -m pytest -q -s tests/test_soak.py
+	HOOKD_SOAK_LONG=1 $(BIN)/python -m pytest -q -s tests/soak/test_soak.py
 
 schemas: $(STAMP)
 	$(BIN)/hookd schema --write schemas

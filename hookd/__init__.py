@@ -15,10 +15,10 @@ or with the decorator: ``@hookd.hook("PreToolUse", matcher="Bash", timeout=5)``.
 """
 
 from hookd._version import __version__
-from hookd.api import add_context, allow, ask, block, deny, hook, runs_on, update_input
-from hookd.context import HookContext
+from hookd.core.api import add_context, allow, ask, block, deny, hook, runs_on, update_input
+from hookd.core.context import HookContext
+from hookd.core.registry import HookMatcher, Registration, Registry, RetryPolicy
 from hookd.errors import HookAbortError, HookdError, RetryableHookError
-from hookd.registry import HookMatcher, Registration, Registry, RetryPolicy
 
 __all__ = [
     "HookAbortError",

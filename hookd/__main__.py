@@ -2,6 +2,6 @@
 
 import sys
 
-from hookd.cli import main
+from hookd.cli.main import main
 
 sys.exit(main())

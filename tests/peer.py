@@ -10,8 +10,8 @@ from typing import Any
 import trio
 import trio.testing
 
-from hookd.registry import Registry
-from hookd.server import ServeConfig, Server
+from hookd.core.registry import Registry
+from hookd.serve.server import ServeConfig, Server
 
 
 def hook_request(

@@ -1,4 +1,4 @@
-"""Running ``hookd run`` (as ``python -m hookd.host``) in front of the real CLI, offline."""
+"""Running ``hookd run`` (as ``python -m hookd run``) in front of the real CLI, offline."""
 
 from __future__ import annotations
 
@@ -126,9 +126,18 @@ async def run_hookd(
     ]
     if prompt is not None:
         options += ["-p", prompt]
-    argv = [sys.executable, "-m", "hookd.host", *options, "--", *cli]
+    argv = [sys.executable, "-m", "hookd", "run", *options, "--", *cli]
     if record is not None:
-        argv = [sys.executable, "-m", "hookd.record", "--out", str(record.path), "--", *argv]
+        argv = [
+            sys.executable,
+            "-m",
+            "hookd",
+            "record",
+            "--out",
+            str(record.path),
+            "--",
+            *argv,
+        ]
     run = HostRun(workdir, api)
     with (workdir / "hookd-stderr.txt").open("wb") as stderr:
         proc = await trio.lowlevel.open_process(

@@ -1,0 +1,278 @@
+"""The ``hookd`` command: argument parsing only; each command lives in its own module."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from hookd._version import __version__
+
+__all__ = ["build_parser", "main"]
+
+DESCRIPTION = """\
+Serve Python hooks to a Claude-style coding CLI over its control protocol
+(newline-delimited JSON on stdin/stdout, or JSON-RPC 2.0 framing).
+
+HOOKS is a Python file (path/to/hooks.py) or an importable module
+(package.module) defining a module-level `hooks` dict in the Claude Agent SDK's
+shape and/or callbacks decorated with @hookd.hook.
+"""
+
+EPILOG = """\
+examples:
+  hookd demo                              a scripted session against examples/guard.py
+  hookd check examples/guard.py           list registered hooks and their ids
+  hookd serve examples/guard.py           serve on stdin/stdout (the CLI spawns this)
+  hookd run --hooks examples/guard.py -p "list files" -- claude
+                                          spawn the Claude Code CLI and serve it hooks
+  hookd replay conformance/transcripts/v2.1.330_allow.jsonl
+                                          replay a recorded session and diff the answers
+  hookd schema events/PreToolUse.output   print a JSON Schema
+  echo '{"decision": "block"}' | hookd validate --event Stop -
+"""
+
+
+def _add_serve_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="default hook timeout when a matcher sets none (default: 30)",
+    )
+    p.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=64 * 1024 * 1024,
+        metavar="N",
+        help="longest accepted input line; longer ones are discarded and "
+        "their request answered with an error (default: 64 MiB)",
+    )
+    p.add_argument(
+        "--max-in-flight",
+        type=int,
+        default=4096,
+        metavar="N",
+        help="requests running at once; the excess is answered with an "
+        "'overloaded' error (default: 4096)",
+    )
+    p.add_argument(
+        "--max-in-flight-bytes",
+        type=int,
+        default=256 * 1024 * 1024,
+        metavar="N",
+        help="total size of the request lines running at once; the excess is answered "
+        "with an 'overloaded' error (default: 256 MiB)",
+    )
+    p.add_argument(
+        "--no-validate",
+        dest="validate",
+        action="store_false",
+        help="skip schema validation of hook inputs and outputs",
+    )
+
+
+def add_log_options(p: argparse.ArgumentParser, default_level: str = "info") -> None:
+    """``--log-level`` and ``--log-format``, shared by the commands that log."""
+    p.add_argument(
+        "--log-level",
+        default=default_level,
+        choices=["debug", "info", "warning", "error"],
+        help=f"stderr log level (default: {default_level})",
+    )
+    p.add_argument(
+        "--log-format",
+        default="auto",
+        choices=["auto", "json", "console"],
+        help="stderr log format; auto = console on a terminal, JSON lines "
+        "otherwise (default: auto)",
+    )
+
+
+#: Subcommands whose parsers live in heavier modules: name -> (module, adder, summary).
+LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "run": (
+        "hookd.cli.run",
+        "add_run_parser",
+        "run the CLI as a child process and serve hooks to it (host mode)",
+    ),
+    "replay": (
+        "hookd.transcript.replay",
+        "add_replay_parser",
+        "replay a transcript against `hookd serve` and diff the answers",
+    ),
+    "record": (
+        "hookd.transcript.record",
+        "add_record_parser",
+        "run a command and record its protocol traffic into a transcript",
+    ),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``hookd`` argument parser; ``command`` names the subcommand that will run."""
+    parser = argparse.ArgumentParser(
+        prog="hookd",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"hookd {__version__}")
+    sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND", required=True)
+
+    serve = sub.add_parser(
+        "serve",
+        help="serve hooks on stdin/stdout (sidecar mode)",
+        description="Serve HOOKS over stdin/stdout until stdin closes "
+        "or SIGTERM/SIGINT. stdout carries only protocol lines; "
+        "logs go to stderr.",
+    )
+    serve.add_argument(
+        "hooks",
+        metavar="HOOKS",
+        nargs="?",
+        default=None,
+        help="hooks file or module (optional when --settings is given)",
+    )
+    serve.add_argument(
+        "--settings",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="also serve the command hooks of this Claude Code settings file (repeatable)",
+    )
+    _add_serve_options(serve)
+    add_log_options(serve)
+
+    check = sub.add_parser("check", help="load HOOKS and print its registration table")
+    check.add_argument(
+        "hooks",
+        metavar="HOOKS",
+        nargs="?",
+        default=None,
+        help="hooks file or module (optional when --settings is given)",
+    )
+    check.add_argument(
+        "--settings",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="also load the command hooks of this settings file (repeatable)",
+    )
+
+    demo = sub.add_parser("demo", help="run a scripted session against an example module")
+    demo.add_argument(
+        "--hooks",
+        metavar="HOOKS",
+        default=None,
+        help="hooks module to drive (default: the bundled examples/guard.py)",
+    )
+
+    schema = sub.add_parser("schema", help="list JSON Schemas, print one, or write them all")
+    schema.add_argument("name", nargs="?", metavar="NAME", help="schema to print")
+    schema.add_argument("--write", metavar="DIR", help="write every schema under DIR")
+
+    for name, (module, adder, summary) in LAZY_COMMANDS.items():
+        if name == command:  # its module (and trio) is imported only when it runs
+            getattr(importlib.import_module(module), adder)(sub)
+        else:
+            sub.add_parser(name, help=summary, add_help=False)
+
+    validate = sub.add_parser("validate", help="check hook outputs or a transcript offline")
+    validate.add_argument("file", metavar="FILE", help="JSON file, JSON lines, transcript, or -")
+    validate.add_argument(
+        "--event", metavar="EVENT", help="the hook event of the outputs (when they do not say)"
+    )
+    return parser
+
+
+def _needs_hooks(args: argparse.Namespace) -> bool:
+    if args.hooks is None and not args.settings:
+        print(
+            f"hookd {args.subcommand}: error: give HOOKS, --settings FILE, or both", file=sys.stderr
+        )
+        return True
+    return False
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from hookd.serve.service import run_service
+
+    if _needs_hooks(args):
+        return 2
+    return run_service(args)
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from hookd.serve.service import check
+
+    if _needs_hooks(args):
+        return 2
+    return check(args)
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from hookd.cli.demo import run_demo
+
+    return run_demo(args.hooks)
+
+
+def _run_schema(args: argparse.Namespace) -> int:
+    from hookd.cli.schema import schema_main
+
+    return schema_main(args.name, args.write)
+
+
+def _run_validate(args: argparse.Namespace) -> int:
+    from hookd.cli.schema import validate_main
+
+    return validate_main(args.file, args.event)
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    from hookd.host.main import run_main
+
+    return run_main(args)
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from hookd.transcript.replay import replay_main
+
+    return replay_main(args)
+
+
+def _run_record(args: argparse.Namespace) -> int:
+    from hookd.transcript.record import record_main
+
+    return record_main(args)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "run": _run_run,
+    "replay": _run_replay,
+    "record": _run_record,
+    "serve": _run_serve,
+    "check": _run_check,
+    "demo": _run_demo,
+    "schema": _run_schema,
+    "validate": _run_validate,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``hookd`` console script."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = next((w for w in words if not w.startswith("-")), None)
+    args = build_parser(command).parse_args(words)
+    try:
+        return COMMANDS[args.subcommand](args)
+    except BrokenPipeError:  # `hookd schema | head`: the reader left; not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Command hooks from settings files: loading, child processes, the exit-code table."""

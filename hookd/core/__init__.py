@@ -1,0 +1,1 @@
+"""The core: registry, context, loader, matcher, policy and runner detection. No trio."""

@@ -1,0 +1,131 @@
+"""The user-facing API: the ``@hook`` decorator and the result helpers.
+
+Depends on the registry only, so ``import hookd`` stays light.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from hookd.core.registry import OnFailure, Registry, RetryPolicy, Runner
+
+__all__ = [
+    "add_context",
+    "allow",
+    "ask",
+    "block",
+    "current_registry",
+    "deny",
+    "hook",
+    "runs_on",
+    "update_input",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_DEFAULT = Registry()
+_current: contextvars.ContextVar[Registry] = contextvars.ContextVar("hookd_registry")
+
+
+def current_registry() -> Registry:
+    """The registry ``@hook`` registers into: the one being loaded, else a default."""
+    return _current.get(_DEFAULT)
+
+
+@contextmanager
+def collecting(registry: Registry) -> Iterator[Registry]:
+    """Make ``@hook`` register into ``registry`` while a hooks module is imported."""
+    token = _current.set(registry)
+    try:
+        yield registry
+    finally:
+        _current.reset(token)
+
+
+def hook(
+    event: str,
+    matcher: str | None = None,
+    *,
+    timeout: float | None = None,
+    on_failure: OnFailure | None = None,
+    retry: RetryPolicy | None = None,
+    runner: Runner | None = None,
+) -> Callable[[F], F]:
+    """Register the decorated callback for ``event`` (``timeout`` in seconds)."""
+
+    def decorate(fn: F) -> F:
+        current_registry().add(
+            event,
+            fn,
+            matcher=matcher,
+            timeout=timeout,
+            on_failure=on_failure,
+            retry=retry,
+            runner=runner,
+        )
+        return fn
+
+    return decorate
+
+
+def runs_on(runner: Runner) -> Callable[[F], F]:
+    """Choose where a callback runs (``trio``, ``asyncio`` or ``thread``)."""
+
+    def mark(fn: F) -> F:
+        fn.__hookd_runner__ = runner  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+# ------------------------------------------------------------------ result helpers
+#
+# Helpers that know their event take it as ``event=``; the event is filled in from
+# the request when left out (hookd fills a missing ``hookEventName``).
+
+
+def _specific(event: str | None, **fields: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {k: v for k, v in fields.items() if v is not None}
+    if event is not None:
+        out = {"hookEventName": event, **out}
+    return {"hookSpecificOutput": out}
+
+
+def allow(reason: str | None = None, *, event: str = "PreToolUse") -> dict[str, Any]:
+    """Let the tool call run (PreToolUse ``permissionDecision: allow``)."""
+    return _specific(event, permissionDecision="allow", permissionDecisionReason=reason)
+
+
+def deny(reason: str, *, event: str = "PreToolUse") -> dict[str, Any]:
+    """Refuse the tool call; ``reason`` is shown to the model."""
+    if event == "PermissionRequest":
+        return _specific(event, decision={"behavior": "deny", "message": reason})
+    return _specific(event, permissionDecision="deny", permissionDecisionReason=reason)
+
+
+def ask(reason: str | None = None, *, event: str = "PreToolUse") -> dict[str, Any]:
+    """Ask the user to confirm the tool call."""
+    return _specific(event, permissionDecision="ask", permissionDecisionReason=reason)
+
+
+def block(reason: str) -> dict[str, Any]:
+    """Block the guarded action (Stop, UserPromptSubmit, PostToolUse, ...)."""
+    return {"decision": "block", "reason": reason}
+
+
+def add_context(text: str, *, event: str | None = None) -> dict[str, Any]:
+    """Add text to the model's context (``hookSpecificOutput.additionalContext``)."""
+    return _specific(event, additionalContext=text)
+
+
+def update_input(tool_input: dict[str, Any], *, reason: str | None = None) -> dict[str, Any]:
+    """Rewrite the tool input (PreToolUse); the call is allowed with the new input."""
+    return _specific(
+        "PreToolUse",
+        permissionDecision="allow",
+        updatedInput=tool_input,
+        permissionDecisionReason=reason,
+    )

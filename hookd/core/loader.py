@@ -1,0 +1,93 @@
+"""Load a hooks module: a Python file path or an importable ``package.module``.
+
+Only the module named on the command line is loaded; nothing from the wire is
+ever imported or used as a path.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+from hookd.core.api import collecting
+from hookd.core.registry import RegistrationError, Registry
+
+__all__ = ["load_hooks"]
+
+
+def load_hooks(
+    spec: str, registry: Registry | None = None, *, require_hooks: bool = True
+) -> Registry:
+    """Import ``spec`` and register its ``@hook`` callbacks and its ``hooks`` dict.
+
+    Decorated callbacks get their ids as the module runs; the module-level
+    ``hooks`` dict is registered after it, in its own order. A module-level
+    ``can_use_tool`` becomes the permission callback.
+    """
+    registry = registry if registry is not None else Registry()
+    with collecting(registry):
+        module = _import(spec)
+    hooks = getattr(module, "hooks", None)
+    if hooks is not None:
+        registry.add_hooks(hooks)
+    permission = getattr(module, "can_use_tool", None)
+    if permission is not None:
+        if not callable(permission):
+            raise RegistrationError(f"{spec}: can_use_tool must be callable")
+        registry.can_use_tool = permission
+    if require_hooks and len(registry) == 0 and registry.can_use_tool is None:
+        raise RegistrationError(
+            f"{spec}: no hooks found (define a module-level `hooks` dict or use @hookd.hook)"
+        )
+    return registry
+
+
+def _import(spec: str) -> ModuleType:
+    path = Path(spec)
+    if spec.endswith(".py") or path.exists():
+        return _import_file(path)
+    try:
+        return importlib.import_module(spec)
+    except ModuleNotFoundError as exc:
+        if exc.name and spec.startswith(exc.name):
+            raise RegistrationError(f"{spec}: no such file or module") from None
+        raise RegistrationError(_failure(spec, exc)) from exc
+    except Exception as exc:
+        raise RegistrationError(_failure(spec, exc)) from exc
+
+
+def _import_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        raise RegistrationError(f"{path}: no such file")
+    name = f"hookd_user_{path.stem}_{abs(hash(str(path.resolve()))):x}"
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise RegistrationError(f"{path}: cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    parent = str(path.resolve().parent)
+    added = parent not in sys.path
+    if added:
+        sys.path.insert(0, parent)  # sibling imports work as with `python file.py`
+    try:
+        module_spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        sys.modules.pop(name, None)
+        raise RegistrationError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
+    except RegistrationError:
+        sys.modules.pop(name, None)
+        raise
+    except BaseException as exc:
+        sys.modules.pop(name, None)
+        raise RegistrationError(_failure(str(path), exc)) from exc
+    return module
+
+
+def _failure(spec: str, exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (line {frames[-1].lineno} of {frames[-1].filename})" if frames else ""
+    return f"{spec}: import failed: {type(exc).__name__}: {exc}{where}"

@@ -1,0 +1,130 @@
+"""The failure policy: what goes on the wire when a callback fails or aborts.
+
+=================  ===========================================================
+outcome            answer
+=================  ===========================================================
+ok                 the callback's output
+abort              ``{"continue": false, "stopReason": reason}`` (+ deny on
+                   PreToolUse), whatever ``on_failure`` says
+exception,         ``on_failure="block"``: the event's blocking output with the
+timeout,           reason; ``"continue"`` (or an event that cannot block): an
+invalid_output     error response with the outcome's ``error_code``
+=================  ===========================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from hookd.core.registry import Registration
+from hookd.wire.errors import ErrorKind
+
+__all__ = ["Answer", "Outcome", "abort_output", "blocking_output", "resolve"]
+
+OutcomeKind = Literal["ok", "abort", "exception", "timeout", "invalid_output", "cancelled"]
+
+_ERROR_KIND: dict[str, ErrorKind] = {
+    "exception": ErrorKind.HOOK_EXECUTION_ERROR,
+    "timeout": ErrorKind.HOOK_TIMEOUT,
+    "invalid_output": ErrorKind.INVALID_OUTPUT,
+    "cancelled": ErrorKind.HOOK_EXECUTION_ERROR,  # withdrawn: the server never sends it
+}
+
+
+@dataclass(slots=True)
+class Outcome:
+    """How one callback run ended. ``message`` is the error text for failures."""
+
+    kind: OutcomeKind
+    output: dict[str, Any] | None = None
+    message: str = ""
+
+
+@dataclass(slots=True)
+class Answer:
+    """What to send: a success ``payload`` or an error of ``error_kind``.
+
+    ``outcome`` is the log's word for it: ok, aborted, blocked, or the failure.
+    """
+
+    outcome: str
+    payload: dict[str, Any] | None = None
+    error_kind: ErrorKind | None = None
+    message: str = ""
+    event: str | None = None
+
+
+def resolve(reg: Registration, outcome: Outcome) -> Answer:
+    """Apply ``reg``'s failure policy to ``outcome``."""
+    answer = _resolve(reg, outcome)
+    answer.event = reg.event
+    return answer
+
+
+def _resolve(reg: Registration, outcome: Outcome) -> Answer:
+    if outcome.kind == "ok":
+        return Answer("ok", payload=outcome.output if outcome.output is not None else {})
+    if outcome.kind == "abort":
+        return Answer("aborted", payload=abort_output(reg.event, outcome.message))
+    error_kind = _ERROR_KIND[outcome.kind]
+    if reg.on_failure == "block":
+        reason = f"hook {reg.callback_id} ({reg.name}) {_describe(outcome)}"
+        blocked = blocking_output(reg.event, reason)
+        if blocked is not None:
+            return Answer(f"blocked:{outcome.kind}", payload=blocked, message=outcome.message)
+    return Answer(outcome.kind, error_kind=error_kind, message=outcome.message)
+
+
+def _describe(outcome: Outcome) -> str:
+    match outcome.kind:
+        case "timeout":
+            return f"timed out: {outcome.message}"
+        case "invalid_output":
+            return f"returned an invalid output: {outcome.message}"
+        case _:
+            return f"failed: {outcome.message}"
+
+
+def block_style(event: str) -> str:
+    """How ``event`` is blocked (see :mod:`hookd.events`); ``none`` if it cannot be."""
+    from hookd.events import EVENTS
+
+    spec = EVENTS.get(event)
+    return spec.block_style if spec is not None else "none"
+
+
+def blocking_output(event: str, reason: str) -> dict[str, Any] | None:
+    """The output that blocks ``event`` with ``reason``; None if it cannot block."""
+    match block_style(event):
+        case "permission_decision":
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": event,
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reason,
+                }
+            }
+        case "permission_request":
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": event,
+                    "decision": {"behavior": "deny", "message": reason},
+                }
+            }
+        case "decision":
+            return {"decision": "block", "reason": reason}
+        case _:
+            return None
+
+
+def abort_output(event: str, reason: str) -> dict[str, Any]:
+    """``HookAbortError``'s answer: stop the run, and deny the tool on PreToolUse."""
+    out: dict[str, Any] = {"continue": False, "stopReason": reason}
+    if block_style(event) == "permission_decision":
+        out["hookSpecificOutput"] = {
+            "hookEventName": event,
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    return out

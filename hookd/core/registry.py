@@ -1,0 +1,183 @@
+"""The registry: user callbacks under sequential ids ``hook_1``, ``hook_2``, ...
+
+Ids follow registration order (event, then matcher, then callback) with one
+counter per registry; registration is safe from several threads. The
+``initialize`` answer is built from here, and so is every ``hook_callback``
+lookup.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from hookd.core.registration import (
+    BLOCKING_BY_DEFAULT,
+    DEFAULT_TIMEOUT_S,
+    HookCallable,
+    HookMatcher,
+    OnFailure,
+    Registration,
+    RegistrationError,
+    RetryPolicy,
+    Runner,
+    check_callable,
+    check_timeout,
+    default_on_failure,
+    matcher_fields,
+)
+from hookd.core.runner import detect_runner, wanted_input_type
+
+__all__ = [
+    "BLOCKING_BY_DEFAULT",
+    "DEFAULT_TIMEOUT_S",
+    "HookMatcher",
+    "OnFailure",
+    "Registration",
+    "RegistrationError",
+    "Registry",
+    "RetryPolicy",
+    "Runner",
+    "default_on_failure",
+    "detect_runner",
+]
+
+
+@dataclass(slots=True)
+class _Group:
+    event: str
+    matcher: str | None
+    timeout_s: float | None
+    on_failure: OnFailure | None
+    sequential: bool
+    ids: list[str] = field(default_factory=list)
+
+
+class Registry:
+    """Callbacks by id; the single source of the ``initialize`` hooks map."""
+
+    def __init__(self, *, default_timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        check_timeout(default_timeout_s, "default timeout")
+        self.default_timeout_s = default_timeout_s
+        self._lock = threading.Lock()
+        self._by_id: dict[str, Registration] = {}
+        self._groups: list[_Group] = []
+        self.can_use_tool: HookCallable | None = None
+        self.state: dict[str, dict[str, Any]] = {}
+
+    # -- registration -------------------------------------------------------
+
+    def add_hooks(self, hooks: Mapping[str, Iterable[Any]]) -> list[Registration]:
+        """Register an SDK-shaped ``hooks`` dict: ``{event: [HookMatcher, ...]}``."""
+        if not isinstance(hooks, Mapping):
+            raise RegistrationError(
+                f"hooks must be a dict of event -> matchers, not {type(hooks).__name__}"
+            )
+        added: list[Registration] = []
+        for event, matchers in hooks.items():
+            if isinstance(matchers, str | bytes) or not isinstance(matchers, Iterable):
+                raise RegistrationError(f"hooks[{event!r}] must be a list of HookMatcher")
+            for index, m in enumerate(matchers):
+                added += self.add_matcher(event, m, where=f"hooks[{event!r}][{index}]")
+        return added
+
+    def add_matcher(self, event: str, m: Any, *, where: str = "matcher") -> list[Registration]:
+        """Register one matcher: a :class:`HookMatcher` or any object shaped like one."""
+        if not isinstance(event, str) or not event:
+            raise RegistrationError(f"{where}: event name must be a non-empty string")
+        fields = matcher_fields(m, where)
+        with self._lock:
+            group = _Group(
+                event,
+                fields["matcher"],
+                fields["timeout"],
+                fields["on_failure"],
+                fields["sequential"],
+            )
+            self._groups.append(group)
+            return [self._add_locked(group, cb, fields["retry"], where) for cb in fields["hooks"]]
+
+    def add(
+        self,
+        event: str,
+        callback: HookCallable,
+        *,
+        matcher: str | None = None,
+        timeout: float | None = None,
+        on_failure: OnFailure | None = None,
+        retry: RetryPolicy | None = None,
+        runner: Runner | None = None,
+    ) -> Registration:
+        """Register one callback under its own matcher entry."""
+        m = HookMatcher(
+            matcher=matcher, hooks=[callback], timeout=timeout, on_failure=on_failure, retry=retry
+        )
+        reg = self.add_matcher(event, m, where=f"@hook({event!r})")[0]
+        if runner is not None:
+            reg = replace(reg, runner=runner)
+            with self._lock:
+                self._by_id[reg.callback_id] = reg
+        return reg
+
+    def _add_locked(
+        self, group: _Group, callback: Any, retry: RetryPolicy | None, where: str
+    ) -> Registration:
+        check_callable(callback, where)
+        callback_id = f"hook_{len(self._by_id) + 1}"
+        timeout_s = group.timeout_s if group.timeout_s is not None else self.default_timeout_s
+        reg = Registration(
+            callback_id=callback_id,
+            event=group.event,
+            matcher=group.matcher,
+            callback=callback,
+            timeout_s=timeout_s,
+            timeout_declared=group.timeout_s is not None,
+            on_failure=group.on_failure or default_on_failure(group.event),
+            runner=detect_runner(callback),
+            group=len(self._groups) - 1,
+            sequential=group.sequential,
+            retry=retry,
+            input_type=wanted_input_type(callback),
+        )
+        self._by_id[callback_id] = reg
+        group.ids.append(callback_id)
+        return reg
+
+    # -- lookups ------------------------------------------------------------
+
+    def get(self, callback_id: str) -> Registration | None:
+        """The registration for ``callback_id``, or None."""
+        return self._by_id.get(callback_id)
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def registrations(self) -> list[Registration]:
+        """Every registration in id order."""
+        with self._lock:
+            return list(self._by_id.values())
+
+    def for_event(self, event: str) -> list[Registration]:
+        """Every registration of ``event`` in id order."""
+        return [r for r in self.registrations() if r.event == event]
+
+    def hooks_map(self) -> dict[str, list[dict[str, Any]]]:
+        """The ``hooks`` object of ``initialize``: the same ids every time."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        with self._lock:
+            for g in self._groups:
+                entry: dict[str, Any] = {"matcher": g.matcher, "hookCallbackIds": list(g.ids)}
+                entry["timeout"] = (
+                    g.timeout_s if g.timeout_s is not None else self.default_timeout_s
+                )
+                entry["onFailure"] = g.on_failure or default_on_failure(g.event)
+                if g.sequential:
+                    entry["sequential"] = True
+                out.setdefault(g.event, []).append(entry)
+        return out
+
+    def session_state(self, session_id: str | None) -> dict[str, Any]:
+        """The ``state`` dict shared by every hook of one session."""
+        return self.state.setdefault(session_id or "", {})

@@ -1,0 +1,271 @@
+"""Run one callback: its own deadline, every exception recovered, output checked.
+
+The executor never lets a callback's failure escape: exceptions (``SystemExit``
+and ``KeyboardInterrupt`` included) become an :class:`~hookd.core.policy.Outcome`,
+with the traceback in the log. Only trio's own cancellation passes through: it
+means the CLI withdrew the request or hookd is shutting down.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import inspect
+import time
+import traceback
+import types
+from collections.abc import Callable, Generator, Mapping
+from typing import Any, Final
+
+import msgspec
+import structlog
+import trio
+
+from hookd.core.context import HookContext
+from hookd.core.policy import Outcome
+from hookd.core.registry import Registration
+from hookd.engine.aio import run_on_asyncio
+from hookd.engine.watchdog import HookStuckError, watched
+from hookd.errors import HookAbortError, InvalidOutputError, RetryableHookError
+from hookd.events.validation import prepare_output
+
+__all__ = ["Executor", "effective_timeout"]
+
+log = structlog.get_logger("hookd.executor")
+
+#: hookd answers this much before the CLI's own deadline for the same hook.
+MAX_MARGIN_S: Final = 0.5
+THREAD_LIMIT: Final = 64
+
+
+def effective_timeout(timeout_s: float) -> float:
+    """hookd's deadline for a hook whose CLI-side timeout is ``timeout_s``.
+
+    The answer must reach the CLI before the CLI gives up, so hookd stops
+    waiting 10 % earlier (at most half a second earlier).
+    """
+    return timeout_s - min(MAX_MARGIN_S, 0.1 * timeout_s)
+
+
+class Executor:
+    """Runs callbacks with their timeouts, retries and output validation."""
+
+    def __init__(self, *, validate: bool = True) -> None:
+        self.validate = validate
+        self._threads = trio.CapacityLimiter(THREAD_LIMIT)
+
+    async def run(
+        self,
+        reg: Registration,
+        input_data: dict[str, Any],
+        tool_use_id: str | None,
+        ctx: HookContext,
+        scope: trio.CancelScope | None = None,
+    ) -> Outcome:
+        """Run ``reg`` on ``input_data``; return how it ended.
+
+        Never raises but trio's own cancellation. A caller that may withdraw the
+        request passes its own ``scope`` (one cancel scope per request is cheaper
+        than two): cancelling it before the deadline gives a ``cancelled``
+        outcome, which is never answered.
+        """
+        arg = _typed_input(reg, input_data)
+        timeout_s = effective_timeout(reg.timeout_s)
+        deadline = time.monotonic() + timeout_s
+        scope = scope if scope is not None else trio.CancelScope()
+        scope.deadline = trio.current_time() + timeout_s
+        with scope:
+            try:
+                result = await self._attempts(reg, arg, tool_use_id, ctx, deadline)
+            except BaseException as exc:
+                if _is_cancellation(exc):
+                    ctx.cancel()
+                    raise
+                return _failed(reg, ctx, exc, timeout_s)
+        if scope.cancelled_caught:
+            ctx.cancel()
+            if trio.current_time() < scope.deadline:
+                return Outcome("cancelled", message="withdrawn")
+            return self.timed_out(reg, ctx)
+        return self.check(reg.event, result)
+
+    @types.coroutine
+    def run_inline(
+        self,
+        reg: Registration,
+        input_data: dict[str, Any],
+        tool_use_id: str | None,
+        ctx: HookContext,
+        on_suspend: Callable[[], None],
+    ) -> Generator[Any, Any, Outcome]:
+        """Run a trio hook in the caller's own task, without a task or scope of its own.
+
+        Most hooks finish without ever yielding to trio; those are answered at
+        once. ``on_suspend`` is called when the hook first yields: the caller
+        then hands its other work to a new task and puts the hook under a
+        deadline of :func:`effective_timeout` (its own task's cancel scope).
+        Never raises but trio's cancellation (the deadline, a withdrawn request).
+        """
+        timeout_s = effective_timeout(reg.timeout_s)
+        try:
+            arg = _typed_input(reg, input_data)
+            awaitable = reg.callback(arg, tool_use_id, ctx)
+            if inspect.iscoroutine(awaitable):
+                deadline = time.monotonic() + timeout_s
+                context = contextvars.copy_context()
+                result = yield from watched(awaitable, deadline, on_suspend, context)
+            else:
+                on_suspend()
+                result = yield from awaitable.__await__()
+        except BaseException as exc:
+            if _is_cancellation(exc):
+                ctx.cancel()
+                raise
+            return _failed(reg, ctx, exc, timeout_s)
+        return self.check(reg.event, result)
+
+    @staticmethod
+    def timed_out(reg: Registration, ctx: HookContext) -> Outcome:
+        """The outcome of a hook cancelled at its deadline."""
+        ctx.cancel()
+        timeout_s = effective_timeout(reg.timeout_s)
+        log.warning("hook.timed_out", callback_id=reg.callback_id, timeout_s=timeout_s)
+        return Outcome("timeout", message=f"no answer within {timeout_s:g}s")
+
+    def check(self, event: str, result: Any) -> Outcome:
+        """Normalise a callback's return value and validate it for ``event``."""
+        if result is None:
+            return Outcome("ok", {})
+        if type(result) is not dict:
+            if not isinstance(result, Mapping):
+                kind = type(result).__name__
+                return Outcome("invalid_output", message=f"expected a dict or None, got {kind}")
+            result = dict(result)
+        if "continue_" in result or "async_" in result:
+            result = _rename(result)
+        if not self.validate:
+            return Outcome("ok", result)
+        try:
+            return Outcome("ok", prepare_output(event, result))
+        except InvalidOutputError as exc:
+            return Outcome("invalid_output", message=str(exc))
+        except Exception as exc:  # e.g. a dict that contains itself
+            text = f"{type(exc).__name__}: {_safe_str(exc) or 'no details'}"
+            return Outcome("invalid_output", message=f"output cannot be checked ({text})")
+
+    async def _attempts(
+        self,
+        reg: Registration,
+        arg: Any,
+        tool_use_id: str | None,
+        ctx: HookContext,
+        deadline: float,
+    ) -> Any:
+        if reg.retry is None:
+            return await self._call(reg, arg, tool_use_id, ctx, deadline)
+        from hookd.engine.retry import retrying
+
+        async for attempt in retrying(reg, ctx):
+            with attempt:
+                return await self._call(reg, arg, tool_use_id, ctx, deadline)
+        raise RetryableHookError("retries exhausted")  # pragma: no cover - reraise=True
+
+    async def _call(
+        self,
+        reg: Registration,
+        arg: Any,
+        tool_use_id: str | None,
+        ctx: HookContext,
+        deadline: float,
+    ) -> Any:
+        match reg.runner:
+            case "trio":
+                awaitable = reg.callback(arg, tool_use_id, ctx)
+                if inspect.iscoroutine(awaitable):
+                    return await watched(awaitable, deadline)
+                return await awaitable
+            case "asyncio":
+                return await run_on_asyncio(reg.callback, arg, tool_use_id, ctx)
+            case _:
+                return await trio.to_thread.run_sync(
+                    _call_sync,
+                    reg.callback,
+                    arg,
+                    tool_use_id,
+                    ctx,
+                    abandon_on_cancel=True,
+                    limiter=self._threads,
+                )
+
+
+def _call_sync(fn: Any, arg: Any, tool_use_id: str | None, ctx: HookContext) -> Any:
+    result = fn(arg, tool_use_id, ctx)
+    if hasattr(result, "__await__"):
+        close = getattr(result, "close", None)
+        if close is not None:
+            close()
+        raise TypeError("callback returned an awaitable from a plain function; make it async def")
+    return result
+
+
+def _typed_input(reg: Registration, input_data: dict[str, Any]) -> Any:
+    if reg.input_type is None:
+        return input_data
+    return msgspec.convert(input_data, reg.input_type)
+
+
+def _rename(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The SDK's shallow rename: ``continue_`` -> ``continue``, ``async_`` -> ``async``."""
+    out = dict(result)
+    for py_name, wire_name in (("continue_", "continue"), ("async_", "async")):
+        if py_name in out:
+            out[wire_name] = out.pop(py_name)
+    return out
+
+
+def _is_cancellation(exc: BaseException) -> bool:
+    if isinstance(exc, trio.Cancelled):
+        return True
+    if isinstance(exc, BaseExceptionGroup):
+        rest = exc.split(trio.Cancelled)[1]
+        return rest is None
+    return False
+
+
+def _failed(reg: Registration, ctx: HookContext, exc: BaseException, timeout_s: float) -> Outcome:
+    """Classify a hook's exception; log the traceback of real failures.
+
+    The wire gets ``str(exc)`` (the type name if it is empty), as the SDK sends it.
+    """
+    match exc:
+        case HookAbortError():
+            return Outcome("abort", message=exc.reason or "aborted by hook")
+        case InvalidOutputError():  # raised by a hook that parses output itself
+            return Outcome("invalid_output", message=str(exc))
+        case HookStuckError():
+            ctx.cancel()
+            log.error("hook.stuck", callback_id=reg.callback_id, timeout_s=timeout_s)
+            return Outcome(
+                "timeout",
+                message=f"held the event loop past {timeout_s:g}s without awaiting (interrupted)",
+            )
+    text = "".join(traceback.format_exception(exc, limit=64))  # a RecursionError stays cheap
+    log.error(
+        "hook.raised",
+        request_id=ctx.request_id,
+        callback_id=reg.callback_id,
+        _event=reg.event,
+        error=type(exc).__name__,
+        traceback=text,
+    )
+    message = _safe_str(exc) or type(exc).__name__
+    if isinstance(exc, RuntimeError) and "no running event loop" in message:
+        message += " (this hook looks written for asyncio: mark it with runner='asyncio')"
+    return Outcome("exception", message=message)
+
+
+def _safe_str(exc: BaseException) -> str:
+    """``str(exc)``, or a stand-in when the exception's own ``__str__`` fails."""
+    try:
+        return str(exc)
+    except Exception:
+        return ""  # the caller falls back to the type name

@@ -1,0 +1,148 @@
+"""``hookd serve`` and ``hookd check``: the sidecar process around the server."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from hookd.core.loader import load_hooks
+from hookd.core.registry import Registry
+from hookd.errors import HookdError
+from hookd.serve.early import Interrupted, answer_early, import_in_background
+
+__all__ = ["check", "protocol_stdio", "run_service"]
+
+#: Allocations between young-generation collections: per-request dicts are short-lived.
+GC_THRESHOLD = 10_000
+
+#: What the server needs and the ``initialize`` answer does not: imported meanwhile.
+HEAVY_MODULES = ("trio", "structlog", "hookd.serve.log", "hookd.serve.server", "hookd.serve.loop")
+
+
+@contextmanager
+def protocol_stdio() -> Iterator[tuple[int, int]]:
+    """Keep private copies of fds 0 and 1 for the protocol; hide the real ones.
+
+    fd 1 (and ``sys.stdout``) then point at stderr and fd 0 at /dev/null, so a
+    hook that prints, or a process it starts, cannot corrupt the stream.
+    """
+    sys.stdout.flush()
+    proto_in, proto_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    try:
+        yield proto_in, proto_out
+    finally:
+        for fd in (proto_in, proto_out):
+            with contextlib.suppress(OSError):
+                os.set_blocking(fd, True)
+
+
+def _fail(message: str) -> int:
+    print(f"hookd: error: {message}", file=sys.stderr)
+    return 1
+
+
+def load_registry(args: argparse.Namespace) -> Registry:
+    """The hooks module and the settings files named on the command line, in one registry."""
+    registry = Registry(default_timeout_s=getattr(args, "timeout", 30.0))
+    if args.hooks is not None:
+        load_hooks(args.hooks, registry, require_hooks=not args.settings)
+    if args.settings:
+        from hookd.command.settings import load_settings
+
+        for problem in load_settings(args.settings, registry):
+            print(f"hookd: warning: {problem}", file=sys.stderr)
+    if len(registry) == 0 and registry.can_use_tool is None:
+        raise HookdError("no hooks to serve")
+    return registry
+
+
+def run_service(args: argparse.Namespace) -> int:
+    """Load the hooks, then serve them on stdin/stdout until EOF or a signal.
+
+    trio and structlog are imported in a thread while the hooks load and the
+    first ``initialize`` is answered (see :mod:`hookd.serve.early`).
+    """
+    with protocol_stdio() as (fd_in, fd_out):
+        try:
+            registry = load_registry(args)
+        except (HookdError, ValueError) as exc:
+            return _fail(str(exc))
+        heavy = import_in_background(*HEAVY_MODULES)  # after the hooks: no GIL contention
+        early = b""
+        if not os.environ.get("HOOKD_RECORD"):  # a recording must see the handshake too
+            try:
+                early = answer_early(registry, fd_in, fd_out)
+            except Interrupted:
+                _exit_now(0)
+        heavy.join()
+        _serve(args, registry, fd_in, fd_out, early)
+    _exit_now(0)
+    return 0  # pragma: no cover
+
+
+def _serve(
+    args: argparse.Namespace, registry: Registry, fd_in: int, fd_out: int, early: bytes
+) -> None:
+    from functools import partial
+
+    import trio
+
+    from hookd.serve import log as hookd_log
+    from hookd.serve.loop import serve_fds
+    from hookd.serve.server import ServeConfig
+
+    hookd_log.configure(args.log_level, args.log_format)
+    gc.freeze()  # start-up objects (modules, the registry) are never collected: skip them
+    gc.set_threshold(GC_THRESHOLD, 20, 20)
+    config = ServeConfig(
+        max_line_bytes=args.max_line_bytes,
+        max_in_flight=args.max_in_flight,
+        max_in_flight_bytes=args.max_in_flight_bytes,
+        validate=args.validate,
+    )
+    trio.run(partial(serve_fds, registry, config, (fd_in, fd_out), hooks=args.hooks, early=early))
+    hookd_log.flush()
+
+
+def _exit_now(code: int) -> None:
+    """Exit without waiting for threads that hooks started and never ended."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
+
+
+def check(args: argparse.Namespace) -> int:
+    """Print the registration table of the hooks and settings, or a clear error."""
+    try:
+        registry = load_registry(args)
+    except (HookdError, ValueError) as exc:
+        return _fail(str(exc))
+    rows = [("ID", "EVENT", "MATCHER", "TIMEOUT", "ON_FAILURE", "RUNS ON", "CALLBACK")]
+    for reg in registry.registrations():
+        rows.append(
+            (
+                reg.callback_id,
+                reg.event,
+                reg.matcher or "*",
+                f"{reg.timeout_s:g}s",
+                reg.on_failure,
+                reg.runner,
+                reg.name,
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    if registry.can_use_tool is not None:
+        print(f"can_use_tool: {getattr(registry.can_use_tool, '__qualname__', 'callable')}")
+    return 0

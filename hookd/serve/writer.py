@@ -1,0 +1,103 @@
+"""The single writer of the protocol stream: queued lines, joined into few writes.
+
+Two tasks may not ``send_all`` at once, and a lock per send is several times
+slower than one task that joins whatever has been queued. Lines are queued
+without blocking; the reader writes them straight to the pipe when the writer
+is idle (:meth:`Writer.write_now`), and waits when the peer stops reading
+(:meth:`Writer.wait_drained`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Final
+
+import structlog
+import trio
+
+from hookd.serve import log as hookd_log
+
+__all__ = ["MAX_QUEUED_OUT_BYTES", "Writer"]
+
+log = structlog.get_logger("hookd.server")
+
+#: Past this many bytes of answers the peer has not read, hookd stops reading requests.
+MAX_QUEUED_OUT_BYTES: Final = 8 * 1024 * 1024
+
+
+class Writer:
+    """Owns the send stream: one task writes, everyone else queues."""
+
+    def __init__(self) -> None:
+        self._out: list[bytes] = []
+        self._bytes = 0
+        self._wake = trio.Event()
+        self._drained = trio.Event()
+        self._sending = False
+        self._closing = False
+        self._fd: int | None = None
+
+    def send_line(self, line: bytes) -> None:
+        """Queue one framed line (never blocks)."""
+        self._out.append(line)
+        self._bytes += len(line)
+        self._wake.set()
+
+    def close(self) -> None:
+        """Write what is queued, then stop."""
+        self._closing = True
+        self._wake.set()
+
+    async def wait_drained(self) -> None:
+        """Back-pressure: wait while the peer leaves too many answers unread."""
+        while self._bytes > MAX_QUEUED_OUT_BYTES:
+            self._drained = trio.Event()
+            await self._drained.wait()
+
+    def write_now(self) -> None:
+        """Fast path: write queued lines straight to the pipe while the writer is idle.
+
+        Only for a real file descriptor, only when no ``send_all`` is in
+        progress, and never blocking: whatever the pipe does not take at once is
+        left to the writer task.
+        """
+        if not self._out or self._sending or self._fd is None:
+            return
+        data = b"".join(self._out)
+        self._out.clear()
+        self._bytes = 0
+        try:
+            written = os.write(self._fd, data)
+        except OSError:  # would block, or a broken pipe that the writer task will meet
+            written = 0
+        if written < len(data):
+            self.send_line(data[written:])
+
+    async def run(self, send: trio.abc.SendStream, on_broken: Callable[[], None]) -> None:
+        """Write until :meth:`close`; call ``on_broken`` if the peer closed the stream."""
+        self._fd = send.fileno() if isinstance(send, trio.lowlevel.FdStream) else None
+        while True:
+            await self._wake.wait()
+            self._wake = trio.Event()
+            if self._out and not await self._send(send):
+                on_broken()
+                return
+            if self._closing and not self._out:
+                return
+
+    async def _send(self, send: trio.abc.SendStream) -> bool:
+        data = b"".join(self._out)
+        self._out.clear()
+        self._sending = True
+        try:
+            await send.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            log.warning("stdout.closed", error=str(exc) or type(exc).__name__)
+            return False
+        finally:
+            self._sending = False
+        self._bytes -= len(data)
+        self._drained.set()
+        hookd_log.flush()
+        return True

@@ -1,0 +1,1 @@
+"""Transcripts: their format, the tee that records them, record and replay."""
