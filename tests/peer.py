@@ -11,7 +11,8 @@ import trio
 import trio.testing
 
 from hookd.core.registry import Registry
-from hookd.serve.server import ServeConfig, Server
+from hookd.serve.config import ServeConfig
+from hookd.serve.server import Server
 
 
 def hook_request(

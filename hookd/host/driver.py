@@ -27,7 +27,8 @@ from hookd.host.lifetime import RunLifetime
 from hookd.host.progress import Progress
 from hookd.host.relay import CliInput, LineSink, Observed
 from hookd.host.stdio import HostIO, thread_writer
-from hookd.serve.server import ServeConfig, Server
+from hookd.serve.config import ServeConfig
+from hookd.serve.server import Server
 from hookd.transcript.format import RECORD_ENV, hooks_reference, tee_streams
 
 __all__ = ["Driver", "HostOptions", "recorded", "user_message"]

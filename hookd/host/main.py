@@ -30,7 +30,7 @@ from hookd.errors import HookdError
 from hookd.host.driver import Driver, HostOptions
 from hookd.host.stdio import HostIO, open_host_io, reap
 from hookd.serve import log as hookd_log
-from hookd.serve.server import ServeConfig
+from hookd.serve.config import ServeConfig
 from hookd.transcript.format import RECORD_ENV
 
 __all__ = ["HostOptions", "add_run_parser", "cli_environment", "main", "run_host", "run_main"]

@@ -1,4 +1,4 @@
-"""What the server keeps about requests in flight: flights, runners, batches."""
+"""What the server keeps about requests in flight: flights, runners, batches, the book."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hookd import wire
 from hookd.core.context import HookContext
 from hookd.core.registry import Registration
 
-__all__ = ["Batch", "Flight", "Key", "Runner"]
+__all__ = ["Batch", "Flight", "InFlight", "Key", "Runner"]
 
 Key = tuple[wire.Framing, wire.RequestId]
 
@@ -54,3 +54,47 @@ class Batch:
     def __init__(self, pending: int) -> None:
         self.pending = pending
         self.answers: list[msgspec.Struct] = []
+
+
+class InFlight:
+    """The requests in flight by key, and the limits on their number and bytes."""
+
+    __slots__ = ("_bytes", "_flights", "max_bytes", "max_count")
+
+    def __init__(self, max_count: int, max_bytes: int) -> None:
+        self._flights: dict[Key, Flight] = {}
+        self._bytes = 0
+        self.max_count = max_count
+        self.max_bytes = max_bytes
+
+    def __len__(self) -> int:
+        return len(self._flights)
+
+    def __contains__(self, key: Key) -> bool:
+        return key in self._flights
+
+    def over_limit(self, size: int) -> str | None:
+        """Why one more request of ``size`` bytes is refused, or None."""
+        if len(self._flights) >= self.max_count:
+            return f"too many requests in flight (limit {self.max_count})"
+        if self._bytes + size > self.max_bytes:
+            return f"too many bytes of requests in flight (limit {self.max_bytes})"
+        return None
+
+    def add(self, key: Key, flight: Flight) -> None:
+        self._flights[key] = flight
+        self._bytes += flight.size
+
+    def drop(self, key: Key) -> Flight | None:
+        flight = self._flights.pop(key, None)
+        if flight is not None:
+            self._bytes -= flight.size
+        return flight
+
+    def withdraw_all(self) -> None:
+        """Cancel every request in flight; none of them will be answered."""
+        for flight in self._flights.values():
+            flight.withdrawn = True
+            flight.scope.cancel()
+        self._flights.clear()
+        self._bytes = 0

@@ -9,7 +9,8 @@ import structlog
 import trio
 
 from hookd.core.registry import Registry
-from hookd.serve.server import ServeConfig, Server
+from hookd.serve.config import ServeConfig
+from hookd.serve.server import Server
 from hookd.transcript.format import tee_from_env
 
 __all__ = ["serve_fds"]

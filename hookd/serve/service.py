@@ -97,8 +97,8 @@ def _serve(
     import trio
 
     from hookd.serve import log as hookd_log
+    from hookd.serve.config import ServeConfig
     from hookd.serve.loop import serve_fds
-    from hookd.serve.server import ServeConfig
 
     hookd_log.configure(args.log_level, args.log_format)
     gc.freeze()  # start-up objects (modules, the registry) are never collected: skip them

@@ -21,7 +21,7 @@ from hookd.core.context import HookContext
 from hookd.core.policy import Outcome
 from hookd.core.registry import Registry, RetryPolicy
 from hookd.engine.executor import Executor
-from hookd.serve.server import ServeConfig
+from hookd.serve.config import ServeConfig
 from tests.peer import error, event_input, hook_request, payload, pre_tool_use, served
 
 COMMANDS = Path(__file__).resolve().parents[1] / "commands"

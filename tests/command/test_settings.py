@@ -13,7 +13,7 @@ from hookd.command.hook import CommandHook
 from hookd.command.settings import SettingsError, load_settings, project_dir
 from hookd.core.loader import load_hooks
 from hookd.core.registry import Registration, Registry, RetryPolicy
-from hookd.serve.server import ServeConfig
+from hookd.serve.config import ServeConfig
 from tests.peer import error, event_input, hook_request, payload, pre_tool_use, served
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ from hookd.core.loader import load_hooks
 from hookd.engine.dispatch import DispatchResult, dispatch
 from hookd.engine.executor import Executor
 from hookd.events.validation import validate_output
-from hookd.serve.server import ServeConfig
+from hookd.serve.config import ServeConfig
 from tests.peer import error, event_input, hookd_process, payload, pre_tool_use, served
 
 Seen = list[tuple[dict[str, Any], str | None, HookContext]]

@@ -12,7 +12,7 @@ import trio.testing
 
 from hookd.core.loader import load_hooks
 from hookd.core.registry import HookMatcher, Registry
-from hookd.serve.server import ServeConfig
+from hookd.serve.config import ServeConfig
 from tests.peer import error, event_input, hook_request, payload, pre_tool_use, served
 
 BASIC = str(Path(__file__).resolve().parents[1] / "hooks" / "basic.py")

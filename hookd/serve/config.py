@@ -1,0 +1,19 @@
+"""The server's limits and switches (trio-free: the CLI builds it before trio is imported)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hookd import wire
+
+__all__ = ["ServeConfig"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServeConfig:
+    """Server limits and switches (sizes in bytes, times in seconds)."""
+
+    max_line_bytes: int = wire.DEFAULT_MAX_LINE_BYTES
+    max_in_flight: int = 4096
+    max_in_flight_bytes: int = 256 * 1024 * 1024
+    validate: bool = True
