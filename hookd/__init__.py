@@ -15,7 +15,17 @@ or with the decorator: ``@hookd.hook("PreToolUse", matcher="Bash", timeout=5)``.
 """
 
 from hookd._version import __version__
-from hookd.core.api import add_context, allow, ask, block, deny, hook, runs_on, update_input
+from hookd.core.api import (
+    add_context,
+    allow,
+    ask,
+    block,
+    custom_event,
+    deny,
+    hook,
+    runs_on,
+    update_input,
+)
 from hookd.core.context import HookContext
 from hookd.core.registry import HookMatcher, Registration, Registry, RetryPolicy
 from hookd.errors import HookAbortError, HookdError, RetryableHookError
@@ -34,6 +44,7 @@ __all__ = [
     "allow",
     "ask",
     "block",
+    "custom_event",
     "deny",
     "hook",
     "runs_on",

@@ -50,6 +50,7 @@ from typing import Any
 
 import trio
 
+import hookd
 from hookd import (
     HookAbortError,
     HookContext,
@@ -187,5 +188,5 @@ hooks = {
     "Notification": [HookMatcher(hooks=[scripted], on_failure="block")],
     "SessionStart": [HookMatcher(hooks=[scripted])],
     "PostToolUse": [HookMatcher(hooks=[scripted])],
-    "FutureEvent": [HookMatcher(hooks=[scripted])],
+    hookd.custom_event("FutureEvent"): [HookMatcher(hooks=[scripted])],
 }

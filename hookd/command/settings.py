@@ -14,7 +14,6 @@ the other entries still load.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,8 +24,10 @@ import msgspec
 from hookd.command.exit_code import EXIT_2
 from hookd.command.hook import add_command
 from hookd.core.matcher import MatcherError, compile_matcher
+from hookd.core.registration import CustomEvent
 from hookd.core.registry import Registry, RetryPolicy
 from hookd.errors import HookdError
+from hookd.events.names import unknown_event
 
 __all__ = ["SettingsError", "load_settings", "project_dir"]
 
@@ -140,7 +141,8 @@ class _Loader:
     def _load_event(self, path: str, root: str | None, event: str, groups: Any) -> None:
         where = f"{path}: hooks.{event}"
         if event not in EXIT_2:
-            self.warn(where, _unknown_event(event))
+            self.warn(where, f"{unknown_event(event)}; registered anyway")
+            event = CustomEvent(event)
         if not isinstance(groups, list):
             self.warn(
                 where, f"expected a list of matcher groups, got {_json_kind(groups)}; skipped"
@@ -223,12 +225,6 @@ class _Loader:
         if entry.retry is not None and not entry.retry.exit_codes:
             self.warn(where, 'retry has no "exitCodes": the command is never retried')
         return entry
-
-
-def _unknown_event(event: str) -> str:
-    close = difflib.get_close_matches(event, EXIT_2, n=1)
-    hint = f'did you mean "{close[0]}"? ' if close else ""
-    return f'unknown event "{event}" ({hint}registered anyway)'
 
 
 def _type_problem(kind: Any) -> str:

@@ -8,8 +8,9 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
+from hookd.core.registration import CustomEvent
 from hookd.core.registry import OnFailure, Registry, RetryPolicy, Runner
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "ask",
     "block",
     "current_registry",
+    "custom_event",
     "deny",
     "hook",
     "runs_on",
@@ -71,6 +73,18 @@ def hook(
     return decorate
 
 
+def custom_event(name: str) -> CustomEvent:
+    """``name`` as an event hookd does not list, to register it on purpose.
+
+    Unknown names are refused at load as likely typos (``PreToolUze``); wrap a
+    name in ``custom_event`` when it is meant, e.g. an event newer than this
+    hookd: ``hooks = {hookd.custom_event("NewEvent"): [...]}``.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError("custom_event needs a non-empty event name")
+    return CustomEvent(name)
+
+
 def runs_on(runner: Runner) -> Callable[[F], F]:
     """Choose where a callback runs (``trio``, ``asyncio`` or ``thread``)."""
 
@@ -94,20 +108,50 @@ def _specific(event: str | None, **fields: Any) -> dict[str, Any]:
     return {"hookSpecificOutput": out}
 
 
+#: Events whose ``hookSpecificOutput`` takes ``permissionDecision``.
+_DECIDED: Final = ("PreToolUse", "PreModelSwitch")
+_PERMISSION_REQUEST: Final = "PermissionRequest"
+
+
+def _decision_event(helper: str, event: str) -> None:
+    if event not in (*_DECIDED, _PERMISSION_REQUEST):
+        raise ValueError(
+            f"{helper}() builds a permission decision, which {event} does not take "
+            f"(PreToolUse, PreModelSwitch, PermissionRequest); use block(reason) "
+            f"to block {event}"
+        )
+
+
 def allow(reason: str | None = None, *, event: str = "PreToolUse") -> dict[str, Any]:
-    """Let the tool call run (PreToolUse ``permissionDecision: allow``)."""
+    """Let the tool call run (PreToolUse ``permissionDecision: allow``).
+
+    On PermissionRequest: ``decision: {"behavior": "allow"}``, the event's own
+    shape; it carries no reason, so ``reason`` is not sent there.
+    """
+    _decision_event("allow", event)
+    if event == _PERMISSION_REQUEST:
+        return _specific(event, decision={"behavior": "allow"})
     return _specific(event, permissionDecision="allow", permissionDecisionReason=reason)
 
 
 def deny(reason: str, *, event: str = "PreToolUse") -> dict[str, Any]:
     """Refuse the tool call; ``reason`` is shown to the model."""
-    if event == "PermissionRequest":
+    _decision_event("deny", event)
+    if event == _PERMISSION_REQUEST:
         return _specific(event, decision={"behavior": "deny", "message": reason})
     return _specific(event, permissionDecision="deny", permissionDecisionReason=reason)
 
 
 def ask(reason: str | None = None, *, event: str = "PreToolUse") -> dict[str, Any]:
-    """Ask the user to confirm the tool call."""
+    """Ask the user to confirm the tool call.
+
+    On PermissionRequest the user is being asked already: ``ask`` there makes
+    no decision, so the CLI shows its own permission prompt, and ``reason``
+    (if any) is shown to the user as ``systemMessage``.
+    """
+    _decision_event("ask", event)
+    if event == _PERMISSION_REQUEST:
+        return {"systemMessage": reason} if reason else {}
     return _specific(event, permissionDecision="ask", permissionDecisionReason=reason)
 
 

@@ -33,7 +33,10 @@ def load_hooks(
         module = _import(spec)
     hooks = getattr(module, "hooks", None)
     if hooks is not None:
-        registry.add_hooks(hooks)
+        try:
+            registry.add_hooks(hooks)
+        except RegistrationError as exc:
+            raise RegistrationError(f"{spec}: {exc}") from None
     permission = getattr(module, "can_use_tool", None)
     if permission is not None:
         if not callable(permission):
@@ -78,13 +81,20 @@ def _import_file(path: Path) -> ModuleType:
     except SyntaxError as exc:
         sys.modules.pop(name, None)
         raise RegistrationError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
-    except RegistrationError:
+    except RegistrationError as exc:  # from @hookd.hook: say where in the module
         sys.modules.pop(name, None)
-        raise
+        raise RegistrationError(f"{_line_of(path, exc)}: {exc}") from None
     except BaseException as exc:
         sys.modules.pop(name, None)
         raise RegistrationError(_failure(str(path), exc)) from exc
     return module
+
+
+def _line_of(path: Path, exc: BaseException) -> str:
+    """``path:line`` of the module's own frame nearest the error, else ``path``."""
+    here = path.resolve()
+    own = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == here]
+    return f"{path}:{own[-1].lineno}" if own else str(path)
 
 
 def _failure(spec: str, exc: BaseException) -> str:

@@ -8,11 +8,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hookd.core.matcher import MatcherError, compile_matcher
 from hookd.errors import HookdError
+from hookd.events.catalogue import EVENTS
+from hookd.events.names import unknown_event
 
 __all__ = [
     "BLOCKING_BY_DEFAULT",
     "DEFAULT_TIMEOUT_S",
+    "CustomEvent",
     "HookCallable",
     "HookMatcher",
     "OnFailure",
@@ -21,6 +25,7 @@ __all__ = [
     "RetryPolicy",
     "Runner",
     "check_callable",
+    "check_event",
     "check_timeout",
     "default_on_failure",
     "matcher_fields",
@@ -37,6 +42,29 @@ BLOCKING_BY_DEFAULT = frozenset({"PreToolUse", "PermissionRequest", "UserPromptS
 
 class RegistrationError(HookdError):
     """A hooks module or a registration call that cannot be accepted."""
+
+
+class CustomEvent(str):
+    """An event name outside hookd's catalogue, registered as written.
+
+    ``hookd.custom_event("NewEvent")`` says the name is meant (an event newer
+    than this hookd, or one a CLI of its own sends); any other unknown name is
+    refused as a likely typo.
+    """
+
+    __slots__ = ()
+
+
+def check_event(event: object, where: str) -> None:
+    """Refuse an event name that is not in the catalogue unless it is a :class:`CustomEvent`."""
+    if not isinstance(event, str) or not event:
+        raise RegistrationError(f"{where}: event name must be a non-empty string")
+    if event in EVENTS or isinstance(event, CustomEvent):
+        return
+    raise RegistrationError(
+        f"{where}: {unknown_event(event)}; for an event hookd does not list, "
+        f"write hookd.custom_event({event!r})"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +151,10 @@ def matcher_fields(m: Any, where: str) -> dict[str, Any]:
     matcher = getattr(m, "matcher", None)
     if matcher is not None and not isinstance(matcher, str):
         raise RegistrationError(f"{where}: matcher must be a string or None")
+    try:
+        compile_matcher(matcher)
+    except MatcherError as exc:
+        raise RegistrationError(f"{where}: {exc}") from None
     timeout = getattr(m, "timeout", None)
     if timeout is not None:
         check_timeout(timeout, f"{where}: timeout")

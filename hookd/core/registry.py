@@ -24,6 +24,7 @@ from hookd.core.registration import (
     RetryPolicy,
     Runner,
     check_callable,
+    check_event,
     check_timeout,
     default_on_failure,
     matcher_fields,
@@ -85,8 +86,8 @@ class Registry:
 
     def add_matcher(self, event: str, m: Any, *, where: str = "matcher") -> list[Registration]:
         """Register one matcher: a :class:`HookMatcher` or any object shaped like one."""
-        if not isinstance(event, str) or not event:
-            raise RegistrationError(f"{where}: event name must be a non-empty string")
+        check_event(event, where)
+        event = str(event)  # a CustomEvent is a plain name from here on
         fields = matcher_fields(m, where)
         with self._lock:
             group = _Group(

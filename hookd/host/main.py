@@ -62,7 +62,7 @@ async def run_host(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
         )
     except OSError as exc:
-        print(f"hookd: error: cannot run {argv[0]!r}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"hookd run: error: cannot run {argv[0]!r}: {exc.strerror or exc}", file=sys.stderr)
         return 127
     log.info("cli.started", pid=proc.pid, argv=list(argv))
     driver = Driver(registry, proc, options, io, hide_host_only=asked_state)
@@ -133,7 +133,7 @@ def _serve_args(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"hookd: error: {message}", file=sys.stderr)
+    print(f"hookd run: error: {message}", file=sys.stderr)
     return code
 
 

@@ -45,8 +45,9 @@ def protocol_stdio() -> Iterator[tuple[int, int]]:
                 os.set_blocking(fd, True)
 
 
-def _fail(message: str) -> int:
-    print(f"hookd: error: {message}", file=sys.stderr)
+def _fail(args: argparse.Namespace, message: str) -> int:
+    command = getattr(args, "subcommand", None) or "serve"
+    print(f"hookd {command}: error: {message}", file=sys.stderr)
     return 1
 
 
@@ -75,7 +76,7 @@ def run_service(args: argparse.Namespace) -> int:
         try:
             registry = load_registry(args)
         except (HookdError, ValueError) as exc:
-            return _fail(str(exc))
+            return _fail(args, str(exc))
         heavy = import_in_background(*HEAVY_MODULES)  # after the hooks: no GIL contention
         early = b""
         if not os.environ.get("HOOKD_RECORD"):  # a recording must see the handshake too
@@ -126,7 +127,7 @@ def check(args: argparse.Namespace) -> int:
     try:
         registry = load_registry(args)
     except (HookdError, ValueError) as exc:
-        return _fail(str(exc))
+        return _fail(args, str(exc))
     rows = [("ID", "EVENT", "MATCHER", "TIMEOUT", "ON_FAILURE", "RUNS ON", "CALLBACK")]
     for reg in registry.registrations():
         rows.append(

@@ -15,12 +15,14 @@ import structlog.testing
 import trio
 import trio.testing
 
+from hookd import custom_event
 from hookd.command.hook import CommandHook, add_command
 from hookd.command.process import Finished
 from hookd.core.context import HookContext
 from hookd.core.policy import Outcome
 from hookd.core.registry import Registry, RetryPolicy
 from hookd.engine.executor import Executor
+from hookd.events import EVENTS as CATALOGUE
 from hookd.serve.config import ServeConfig
 from tests.peer import error, event_input, hook_request, payload, pre_tool_use, served
 
@@ -42,7 +44,8 @@ async def answer(registry: Registry, callback_id: str, input_data: dict[str, Any
 
 async def run_command(event: str, command: str, **options: Any) -> Any:
     registry = Registry()
-    reg = add_command(registry, event, command, **options)
+    name = event if event in CATALOGUE else custom_event(event)
+    reg = add_command(registry, name, command, **options)
     return await answer(registry, reg.callback_id, event_input(event))
 
 

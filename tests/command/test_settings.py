@@ -130,8 +130,8 @@ GROUP_PROBLEMS: list[tuple[str, Any, str]] = [
     (
         "typo-event",
         {"hooks": {"PreToolUs": [{"hooks": [command("x")]}]}},
-        ': hooks.PreToolUs: unknown event "PreToolUs" '
-        '(did you mean "PreToolUse"? registered anyway)',
+        ": hooks.PreToolUs: unknown event 'PreToolUs' "
+        "(did you mean 'PreToolUse'?); registered anyway",
     ),
 ]
 

@@ -12,6 +12,7 @@ import trio.testing
 
 from hookd import HookAbortError, HookContext, HookMatcher, Registry
 from hookd.core.loader import load_hooks
+from hookd.core.registration import RegistrationError
 from hookd.engine.dispatch import DispatchResult, dispatch
 from hookd.engine.executor import Executor
 from hookd.events.validation import validate_output
@@ -136,19 +137,12 @@ async def test_matchers_select_by_the_events_field(
 
 
 @pytest.mark.req("R-402")
-async def test_an_invalid_regex_fails_the_hook_under_its_own_policy() -> None:
-    """An invalid regex fails its hook under the hook's failure policy."""
-    reg = registry(
-        "PreToolUse",
-        HookMatcher(matcher="Bash[", hooks=[returning(context("never"))], on_failure="continue"),
-        HookMatcher(matcher="(Bash", hooks=[returning(context("never"))]),
-    )
-    result = await run(reg, "PreToolUse", pre_tool_use("Bash"))
-    first, second = result.hooks
-    assert (first.outcome, first.output) == ("exception", None)
-    assert first.error is not None and "'Bash['" in first.error
-    assert second.outcome == "blocked:exception"
-    assert result.merged["hookSpecificOutput"]["permissionDecision"] == "deny"
+def test_an_invalid_regex_is_refused_when_registered() -> None:
+    """An invalid regex never reaches a dispatch: registering it fails, naming the matcher."""
+    reg = Registry()
+    with pytest.raises(RegistrationError, match=r"'Bash\[' is not a valid regular expression"):
+        reg.add_matcher("PreToolUse", HookMatcher(matcher="Bash[", hooks=[returning({})]))
+    assert len(reg) == 0
 
 
 # ------------------------------------------------------------------------------ running
