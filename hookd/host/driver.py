@@ -29,7 +29,7 @@ from hookd.host.relay import CliInput, LineSink, Observed
 from hookd.host.stdio import HostIO, thread_writer
 from hookd.serve.config import ServeConfig
 from hookd.serve.server import Server
-from hookd.transcript.format import RECORD_ENV, hooks_reference, tee_streams
+from hookd.transcript.format import RECORD_ENV, hooks_reference, tee_or_warn
 
 __all__ = ["Driver", "HostOptions", "recorded", "user_message"]
 
@@ -77,7 +77,7 @@ def recorded(
         "serve_args": list(options.serve_args) or None,
         "description": f"recorded by hookd run (pid {os.getpid()})",
     }
-    return tee_streams(receive, send, path, header)
+    return tee_or_warn(receive, send, path, header)
 
 
 class Driver:

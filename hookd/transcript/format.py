@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import msgspec
+import structlog
 import trio
 
 from hookd.errors import HookdError
@@ -39,6 +40,7 @@ __all__ = [
     "load",
     "parse",
     "tee_from_env",
+    "tee_or_warn",
     "tee_streams",
 ]
 
@@ -51,6 +53,9 @@ FORMAT_VERSION: Final = 1
 RECORD_ENV: Final = "HOOKD_RECORD"
 #: Headers for the transcripts of a folder that carry none of their own.
 HEADERS_FILE: Final = "headers.json"
+
+#: Keys of a protocol message: a line with one of them and no ``dir`` is no transcript line.
+_PROTOCOL_KEYS: Final = frozenset({"type", "jsonrpc", "request_id", "request", "response"})
 
 _decoder: Final = msgspec.json.Decoder()
 _encoder: Final = msgspec.json.Encoder()
@@ -154,6 +159,12 @@ def parse(
         if not text.strip():
             continue
         obj = _decode_object(text, source, lineno)
+        if "dir" not in obj and _PROTOCOL_KEYS & obj.keys():
+            raise TranscriptError(
+                f"{source}:{lineno}: a protocol message, not a transcript line "
+                '(transcript lines are {"dir": ..., "t": ..., "msg": ...}; '
+                "record one with `hookd record --out FILE -- hookd serve HOOKS`)"
+            )
         if "dir" in obj:
             entries.append(_entry(obj, source, lineno))
         elif entries:
@@ -240,7 +251,10 @@ class TranscriptWriter:
 
     def __init__(self, path: str | Path, header: dict[str, Any] | None = None) -> None:
         self.path = Path(path)
-        self._file = self.path.open("wb")
+        try:
+            self._file = self.path.open("wb")
+        except OSError as exc:
+            raise TranscriptError(f"cannot record to {path}: {exc.strerror or exc}") from None
         self._start = time.monotonic()
         self._file.write(header_line(**(header or {})))
         self._file.flush()
@@ -270,7 +284,8 @@ def tee_streams(
 
     What ``receive`` yields is recorded as ``cli->hookd``, what goes through
     ``send`` as ``hookd->cli``. The file starts with a header line made of
-    ``header``; the protocol bytes pass through unchanged.
+    ``header``; the protocol bytes pass through unchanged. Raises
+    :class:`TranscriptError` when the file cannot be written.
     """
     from hookd.transcript.tee import TeeReceive, TeeSend
 
@@ -289,7 +304,9 @@ def tee_from_env(
 
     ``{pid}`` in the path becomes the process id, so several servers started by
     one CLI write separate files. ``serve_args`` defaults to the arguments that
-    follow ``serve`` on this process's command line, less ``hooks``.
+    follow ``serve`` on this process's command line, less ``hooks``. A file
+    that cannot be written is logged as a warning, and the session is served
+    unrecorded: a broken recording must not stop the hooks.
     """
     target = os.environ.get(RECORD_ENV)
     if not target:
@@ -303,7 +320,23 @@ def tee_from_env(
         "serve_args": serve_args or None,
         "description": f"recorded by hookd serve (pid {os.getpid()})",
     }
-    return tee_streams(receive, send, path, header)
+    return tee_or_warn(receive, send, path, header)
+
+
+def tee_or_warn(
+    receive: trio.abc.ReceiveStream,
+    send: trio.abc.SendStream,
+    path: Path,
+    header: dict[str, Any],
+) -> tuple[trio.abc.ReceiveStream, trio.abc.SendStream]:
+    """:func:`tee_streams`, or the streams unrecorded with a warning if ``path`` is unwritable."""
+    try:
+        return tee_streams(receive, send, path, header)
+    except TranscriptError as exc:
+        structlog.get_logger("hookd.record").warning(
+            "record.off", error=f"{exc}; serving without recording ({RECORD_ENV})"
+        )
+        return receive, send
 
 
 def _serve_args_from_argv(hooks: str | None) -> list[str]:

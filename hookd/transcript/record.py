@@ -199,6 +199,13 @@ def record_main(args: argparse.Namespace) -> int:
             "hookd record: error: no COMMAND (hookd record --out FILE -- COMMAND)", file=sys.stderr
         )
         return 2
+    folder = Path(args.out).parent
+    if not (folder.is_dir() and os.access(folder, os.W_OK)):
+        print(
+            f"hookd record: error: cannot write {args.out}: {folder} is not a writable folder",
+            file=sys.stderr,
+        )
+        return 2
     via = args.via
     if via == "auto":
         via = "proxy" if serve_invocation(command) is not None else "env"

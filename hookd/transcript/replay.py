@@ -92,6 +92,12 @@ def server_command(transcript: Transcript, config: ReplayConfig) -> list[str]:
 async def replay(transcript: Transcript, config: ReplayConfig | None = None) -> ReplayResult:
     """Replay ``transcript`` against a fresh server process and compare every answer."""
     config = config or ReplayConfig()
+    if not transcript.entries:
+        where = transcript.path or "<transcript>"
+        raise TranscriptError(
+            f'{where}: no recorded exchange (no {{"dir": ..., "msg": ...}} lines): '
+            "not a transcript, or an empty one"
+        )
     plan = build_plan(transcript)
     probe_ids = (f"{PROBE_PREFIX}initialize-{_nonce()}", f"{PROBE_PREFIX}fence-{_nonce()}")
     answers = Answers(plan.expected, probes={probe_key(i) for i in probe_ids})
