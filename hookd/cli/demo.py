@@ -15,6 +15,9 @@ from typing import Any
 
 import trio
 
+from hookd.core.loader import load_hooks
+from hookd.errors import HookdError
+
 __all__ = ["default_hooks_path", "run_demo"]
 
 SESSION = {
@@ -64,10 +67,19 @@ def default_hooks_path() -> Path:
     raise FileNotFoundError("the bundled examples/guard.py is missing from this install")
 
 
+class DemoError(Exception):
+    """The session could not be played: hookd ended or answered nonsense."""
+
+
 def run_demo(hooks: str | None) -> int:
     """Run the scripted session; 0 when every step was answered."""
     path = hooks or str(default_hooks_path())
-    return trio.run(_demo, path)
+    try:
+        load_hooks(path)  # a module that cannot load is named here, in one line
+        return trio.run(_demo, path)
+    except (HookdError, DemoError) as exc:
+        print(f"hookd demo: error: {exc}", file=sys.stderr)
+        return 1
 
 
 class _Client:
@@ -89,7 +101,7 @@ class _Client:
             while b"\n" not in self.buf:
                 chunk = await self.stdout.receive_some(65536)
                 if not chunk:
-                    raise RuntimeError("hookd exited early (see its log above)")
+                    raise DemoError("hookd serve exited before answering (see its log above)")
                 self.buf += chunk
         raw, self.buf = self.buf.split(b"\n", 1)
         return json.loads(raw)["response"], (time.perf_counter() - start) * 1000

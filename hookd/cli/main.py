@@ -35,17 +35,39 @@ examples:
 """
 
 
+def positive_seconds(text: str) -> float:
+    """An argparse type: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
+
+
 def _add_serve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--timeout",
-        type=float,
+        type=positive_seconds,
         default=30.0,
         metavar="SECONDS",
         help="default hook timeout when a matcher sets none (default: 30)",
     )
     p.add_argument(
         "--max-line-bytes",
-        type=int,
+        type=positive_int,
         default=64 * 1024 * 1024,
         metavar="N",
         help="longest accepted input line; longer ones are discarded and "
@@ -53,7 +75,7 @@ def _add_serve_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-in-flight",
-        type=int,
+        type=positive_int,
         default=4096,
         metavar="N",
         help="requests running at once; the excess is answered with an "
@@ -61,7 +83,7 @@ def _add_serve_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-in-flight-bytes",
-        type=int,
+        type=positive_int,
         default=256 * 1024 * 1024,
         metavar="N",
         help="total size of the request lines running at once; the excess is answered "

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, Final
 
-from hookd.cli.main import add_log_options
+from hookd.cli.main import add_log_options, positive_seconds
 
 __all__ = ["CommandError", "add_run_parser", "complete_command", "configure_run_parser"]
 
@@ -78,13 +78,6 @@ def complete_command(argv: Sequence[str], *, can_use_tool: bool) -> list[str]:
     return [*command[:end], *added, *command[end:]]
 
 
-def _positive(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text}")
-    return value
-
-
 def configure_run_parser(p: argparse.ArgumentParser) -> None:
     """Add the ``hookd run`` arguments to ``p``."""
     p.add_argument(
@@ -99,14 +92,14 @@ def configure_run_parser(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--timeout",
-        type=_positive,
+        type=positive_seconds,
         default=30.0,
         metavar="SECONDS",
         help="default hook timeout when a matcher sets none (default: 30)",
     )
     p.add_argument(
         "--init-timeout",
-        type=_positive,
+        type=positive_seconds,
         default=60.0,
         metavar="SECONDS",
         help="how long to wait for the CLI to answer initialize (default: 60)",

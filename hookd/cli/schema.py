@@ -37,7 +37,15 @@ _SERVED = frozenset({"hook_callback", *_DISPATCH})
 def schema_main(name: str | None, write_dir: str | None) -> int:
     """No name: list the schemas. A name: print it. ``write_dir``: write the files."""
     if write_dir is not None:
-        paths = write_schemas(write_dir)
+        try:
+            paths = write_schemas(write_dir)
+        except OSError as exc:
+            print(
+                f"hookd schema: error: cannot write schemas under {write_dir}: "
+                f"{exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return 1
         print(f"wrote {len(paths)} schemas under {write_dir}")
         return 0
     if name is None:
