@@ -1,4 +1,4 @@
-"""Bad input gets one readable `hookd CMD: error: ...` line and a non-zero exit, never a traceback."""
+"""Bad input: one `hookd CMD: error: ...` line and a non-zero exit, never a traceback."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a hooks module may declare: refused at load with a clear line, through the console script."""
+"""What a hooks module may declare: refused at load with one clear line."""
 
 from __future__ import annotations
 
