@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from hookd.core.schemas import render_schema, schema_names, write_schemas
 from hookd.events import EVENTS
-from hookd.events.schema import render_schema, schema_names, write_schemas
 from hookd.events.validation import check_input, validate_output
 
 __all__ = ["schema_main", "validate_main"]

@@ -1,86 +1,42 @@
-"""JSON Schemas (Draft 2020-12) for hookd's wire: envelopes and every hook event.
+"""JSON Schemas (Draft 2020-12) of every hook event's input and output.
 
-The event schemas are generated from the msgspec types of :mod:`hookd.events`
+Generated from the msgspec types of :mod:`hookd.events`
 (``msgspec.json.schema_components``, then tidied), so they cannot drift from
-what :mod:`hookd.events.validation` enforces. The envelope schemas are written here by
-hand. ``schemas/`` in the repository holds :func:`write_schemas`' output; a test
-keeps it equal to what this module generates.
-
-Names are paths without the ``.json`` suffix: ``envelope/control-request``,
-``events/PreToolUse.input``, ``events/PreToolUse.output``, ...
+what :mod:`hookd.events.validation` enforces. Names are ``events/<Event>.input``
+and ``events/<Event>.output``; :mod:`hookd.core.schemas` adds the envelopes and
+writes them all.
 """
 
 from __future__ import annotations
 
-import copy
 import functools
-import json
 import typing
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any, Final
 
 import msgspec
 
 from hookd import events
-from hookd.wire.errors import ErrorKind
 
-__all__ = [
-    "BASE_URI",
-    "DIALECT",
-    "get_schema",
-    "render_schema",
-    "schema_names",
-    "write_schemas",
-]
+__all__ = ["event_schema", "event_schema_names"]
 
-DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
-BASE_URI: Final = "https://hookd.dev/schemas/"
 _REF_PREFIX: Final = "#/$defs/"
 
 Schema = dict[str, Any]
 
 
-def schema_names() -> list[str]:
-    """Every schema's name: the envelopes, then two per event in catalogue order."""
-    return [*ENVELOPES, *(f"events/{e}.{kind}" for e in events.EVENTS for kind in _EVENT_KINDS)]
-
-
-def get_schema(name: str) -> Schema:
-    """The schema called ``name`` (a fresh copy); KeyError if there is none."""
-    return copy.deepcopy(_schema(name))
-
-
-def render_schema(name: str) -> str:
-    """The schema as the text of its file: 2-space indented JSON and a newline."""
-    return json.dumps(_schema(name), indent=2, ensure_ascii=False) + "\n"
-
-
-def write_schemas(directory: str | Path) -> list[Path]:
-    """Write every schema to ``directory/<name>.json``; return the paths written."""
-    root = Path(directory)
-    written = []
-    for name in schema_names():
-        path = root / f"{name}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_schema(name), encoding="utf-8")
-        written.append(path)
-    return written
-
-
-# ------------------------------------------------------------------------ building
+def event_schema_names() -> list[str]:
+    """Two names per event, in catalogue order."""
+    return [f"events/{e}.{kind}" for e in events.EVENTS for kind in _EVENT_KINDS]
 
 
 @functools.cache
-def _schema(name: str) -> Schema:
-    if name in ENVELOPES:
-        body = ENVELOPES[name]
-    else:
-        event, _, kind = name.removeprefix("events/").rpartition(".")
-        if not name.startswith("events/") or event not in events.EVENTS or kind not in _EVENT_KINDS:
-            raise KeyError(name)
-        body = _EVENT_KINDS[kind](event)
-    return {"$schema": DIALECT, "$id": f"{BASE_URI}{name}.json", **body}
+def event_schema(name: str) -> Schema:
+    """The body of event schema ``name`` (shared: copy before changing); KeyError if none."""
+    event, _, kind = name.removeprefix("events/").rpartition(".")
+    if not name.startswith("events/") or event not in events.EVENTS or kind not in _EVENT_KINDS:
+        raise KeyError(name)
+    return _EVENT_KINDS[kind](event)
 
 
 #: How each block style reads in an output schema's description.
@@ -205,165 +161,3 @@ def _literal_orders() -> dict[frozenset[Any], tuple[Any, ...]]:
         else:
             stack += typing.get_args(tp)
     return orders
-
-
-# ----------------------------------------------------------------------- envelopes
-
-_ID: Final = {"type": ["string", "integer"], "description": "echoed as sent"}
-_RPC_VERSION: Final = {"const": "2.0"}
-
-
-def _body(subtype: str, required: list[str], properties: Schema) -> Schema:
-    """``then`` branch for one request subtype."""
-    condition = {"properties": {"subtype": {"const": subtype}}, "required": ["subtype"]}
-    return {"if": condition, "then": {"required": required, "properties": properties}}
-
-
-_CONTROL_REQUEST: Final[Schema] = {
-    "title": "control_request",
-    "description": "A request of the control protocol, in either direction. Extra fields are "
-    "allowed: the CLI adds fields in every release.",
-    "type": "object",
-    "required": ["type", "request_id", "request"],
-    "properties": {
-        "type": {"const": "control_request"},
-        "request_id": {"type": "string", "description": "chosen by the sender; opaque"},
-        "request": {
-            "type": "object",
-            "required": ["subtype"],
-            "properties": {"subtype": {"type": "string"}},
-            "allOf": [
-                _body(
-                    "hook_callback",
-                    ["callback_id", "input"],
-                    {
-                        "callback_id": {"type": "string"},
-                        "input": {"type": "object"},
-                        "tool_use_id": {"type": ["string", "null"]},
-                    },
-                ),
-                _body(
-                    "can_use_tool",
-                    ["tool_name", "input"],
-                    {"tool_name": {"type": "string"}, "input": {"type": "object"}},
-                ),
-                _body(
-                    "hook_dispatch",
-                    ["event", "input"],
-                    {
-                        "event": {"type": "string"},
-                        "input": {"type": "object"},
-                        "tool_use_id": {"type": ["string", "null"]},
-                    },
-                ),
-            ],
-        },
-    },
-}
-
-_CONTROL_RESPONSE: Final[Schema] = {
-    "title": "control_response",
-    "description": "The one answer to a control_request: success or error. "
-    "request_id sits inside response.",
-    "type": "object",
-    "required": ["type", "response"],
-    "properties": {
-        "type": {"const": "control_response"},
-        "response": {
-            "oneOf": [
-                {
-                    "type": "object",
-                    "required": ["subtype", "request_id"],
-                    "properties": {
-                        "subtype": {"const": "success"},
-                        "request_id": {"type": "string"},
-                        "response": {"type": "object", "description": "the payload"},
-                    },
-                },
-                {
-                    "type": "object",
-                    "required": ["subtype", "request_id", "error"],
-                    "properties": {
-                        "subtype": {"const": "error"},
-                        "request_id": {"type": "string"},
-                        "error": {"type": "string", "description": "human-readable text"},
-                        "error_code": {
-                            "type": "string",
-                            "description": "machine-readable code, e.g. unknown_callback",
-                        },
-                    },
-                },
-            ]
-        },
-    },
-}
-
-_CONTROL_CANCEL: Final[Schema] = {
-    "title": "control_cancel_request",
-    "description": "Withdraws a request in flight. Never answered.",
-    "type": "object",
-    "required": ["type", "request_id"],
-    "properties": {
-        "type": {"const": "control_cancel_request"},
-        "request_id": {"type": "string", "description": "the id of the withdrawn request"},
-    },
-}
-
-_RPC_REQUEST: Final[Schema] = {
-    "title": "JSON-RPC 2.0 request",
-    "description": "A request; without id, a notification (never answered).",
-    "type": "object",
-    "required": ["jsonrpc", "method"],
-    "properties": {
-        "jsonrpc": _RPC_VERSION,
-        "method": {"type": "string"},
-        "params": {"type": ["object", "array"]},
-        "id": _ID,
-    },
-    "additionalProperties": False,
-}
-
-_RPC_RESPONSE: Final[Schema] = {
-    "title": "JSON-RPC 2.0 response",
-    "description": "The success answer to a JSON-RPC request.",
-    "type": "object",
-    "required": ["jsonrpc", "id", "result"],
-    "properties": {"jsonrpc": _RPC_VERSION, "id": _ID, "result": {}},
-    "additionalProperties": False,
-}
-
-_RPC_ERROR: Final[Schema] = {
-    "title": "JSON-RPC 2.0 error",
-    "description": "hookd's error answer: the JSON-RPC code and, in data.error_code, the "
-    "string code of the same error-table row. id is null when the request's id was unreadable.",
-    "type": "object",
-    "required": ["jsonrpc", "id", "error"],
-    "properties": {
-        "jsonrpc": _RPC_VERSION,
-        "id": {"type": ["string", "integer", "null"]},
-        "error": {
-            "type": "object",
-            "required": ["code", "message", "data"],
-            "properties": {
-                "code": {"enum": [kind.jsonrpc_code for kind in ErrorKind]},
-                "message": {"type": "string"},
-                "data": {
-                    "type": "object",
-                    "required": ["error_code"],
-                    "properties": {"error_code": {"enum": [kind.error_code for kind in ErrorKind]}},
-                },
-            },
-            "additionalProperties": False,
-        },
-    },
-    "additionalProperties": False,
-}
-
-ENVELOPES: Final[dict[str, Schema]] = {
-    "envelope/control-request": _CONTROL_REQUEST,
-    "envelope/control-response": _CONTROL_RESPONSE,
-    "envelope/control-cancel-request": _CONTROL_CANCEL,
-    "envelope/jsonrpc-request": _RPC_REQUEST,
-    "envelope/jsonrpc-response": _RPC_RESPONSE,
-    "envelope/jsonrpc-error": _RPC_ERROR,
-}

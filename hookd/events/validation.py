@@ -149,9 +149,9 @@ def _validator(schema_name: str, branch: str | None) -> Draft202012Validator:
     """The compiled validator of a schema, or of one of its ``$defs`` (``branch``)."""
     from jsonschema import Draft202012Validator
 
-    from hookd.events.schema import get_schema
+    from hookd.events.schema import event_schema
 
-    schema = get_schema(schema_name)
+    schema = event_schema(schema_name)
     if branch is not None:
         schema = {"$ref": f"#/$defs/{branch}", "$defs": schema["$defs"]}
     return Draft202012Validator(schema)

@@ -11,8 +11,7 @@ from jsonschema import Draft202012Validator
 
 from hookd import wire
 from hookd.cli.schema import schema_main
-from hookd.events import EVENTS
-from hookd.events.schema import (
+from hookd.core.schemas import (
     BASE_URI,
     DIALECT,
     get_schema,
@@ -20,6 +19,7 @@ from hookd.events.schema import (
     schema_names,
     write_schemas,
 )
+from hookd.events import EVENTS
 from hookd.wire.errors import ErrorKind
 
 ROOT = Path(__file__).resolve().parents[2]
