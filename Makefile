@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint typecheck pytest demo conformance bench fuzz soak schemas clean
+.PHONY: install test lint typecheck imports pytest demo conformance bench fuzz soak schemas clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,13 +20,16 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+imports: $(STAMP)
+	$(BIN)/lint-imports --no-logo
+
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-test: lint typecheck pytest
+test: lint typecheck imports pytest
 
 demo: $(STAMP)
 	$(BIN)/hookd demo

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from hookd._version import __version__
+from hookd.cli.options import SERVE_DESCRIPTION, configure_serve_parser
 
 __all__ = ["build_parser", "main"]
 
@@ -35,85 +36,6 @@ examples:
 """
 
 
-def positive_seconds(text: str) -> float:
-    """An argparse type: a positive, finite number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: an integer of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
-
-
-def _add_serve_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--timeout",
-        type=positive_seconds,
-        default=30.0,
-        metavar="SECONDS",
-        help="default hook timeout when a matcher sets none (default: 30)",
-    )
-    p.add_argument(
-        "--max-line-bytes",
-        type=positive_int,
-        default=64 * 1024 * 1024,
-        metavar="N",
-        help="longest accepted input line; longer ones are discarded and "
-        "their request answered with an error (default: 64 MiB)",
-    )
-    p.add_argument(
-        "--max-in-flight",
-        type=positive_int,
-        default=4096,
-        metavar="N",
-        help="requests running at once; the excess is answered with an "
-        "'overloaded' error (default: 4096)",
-    )
-    p.add_argument(
-        "--max-in-flight-bytes",
-        type=positive_int,
-        default=256 * 1024 * 1024,
-        metavar="N",
-        help="total size of the request lines running at once; the excess is answered "
-        "with an 'overloaded' error (default: 256 MiB)",
-    )
-    p.add_argument(
-        "--no-validate",
-        dest="validate",
-        action="store_false",
-        help="skip schema validation of hook inputs and outputs",
-    )
-
-
-def add_log_options(p: argparse.ArgumentParser, default_level: str = "info") -> None:
-    """``--log-level`` and ``--log-format``, shared by the commands that log."""
-    p.add_argument(
-        "--log-level",
-        default=default_level,
-        choices=["debug", "info", "warning", "error"],
-        help=f"stderr log level (default: {default_level})",
-    )
-    p.add_argument(
-        "--log-format",
-        default="auto",
-        choices=["auto", "json", "console"],
-        help="stderr log format; auto = console on a terminal, JSON lines "
-        "otherwise (default: auto)",
-    )
-
-
 #: Subcommands whose parsers live in heavier modules: name -> (module, adder, summary).
 LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "run": (
@@ -122,12 +44,12 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "run the CLI as a child process and serve hooks to it (host mode)",
     ),
     "replay": (
-        "hookd.transcript.replay",
+        "hookd.cli.replay",
         "add_replay_parser",
         "replay a transcript against `hookd serve` and diff the answers",
     ),
     "record": (
-        "hookd.transcript.record",
+        "hookd.cli.record",
         "add_record_parser",
         "run a command and record its protocol traffic into a transcript",
     ),
@@ -148,26 +70,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     serve = sub.add_parser(
         "serve",
         help="serve hooks on stdin/stdout (sidecar mode)",
-        description="Serve HOOKS over stdin/stdout until stdin closes "
-        "or SIGTERM/SIGINT. stdout carries only protocol lines; "
-        "logs go to stderr.",
+        description=SERVE_DESCRIPTION,
     )
-    serve.add_argument(
-        "hooks",
-        metavar="HOOKS",
-        nargs="?",
-        default=None,
-        help="hooks file or module (optional when --settings is given)",
-    )
-    serve.add_argument(
-        "--settings",
-        metavar="FILE",
-        action="append",
-        default=[],
-        help="also serve the command hooks of this Claude Code settings file (repeatable)",
-    )
-    _add_serve_options(serve)
-    add_log_options(serve)
+    configure_serve_parser(serve)
 
     check = sub.add_parser("check", help="load HOOKS and print its registration table")
     check.add_argument(
@@ -255,19 +160,19 @@ def _run_validate(args: argparse.Namespace) -> int:
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    from hookd.host.main import run_main
+    from hookd.cli.run import run_main
 
     return run_main(args)
 
 
 def _run_replay(args: argparse.Namespace) -> int:
-    from hookd.transcript.replay import replay_main
+    from hookd.cli.replay import replay_main
 
     return replay_main(args)
 
 
 def _run_record(args: argparse.Namespace) -> int:
-    from hookd.transcript.record import record_main
+    from hookd.cli.record import record_main
 
     return record_main(args)
 

@@ -1,20 +1,16 @@
-"""``hookd run`` arguments: its parser, and the flags the CLI command must carry."""
+"""``hookd run`` on the command line: its parser, and the options it hands host mode."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from typing import Any, Final
+import os
+import sys
+from typing import Any
 
-from hookd.cli.main import add_log_options, positive_seconds
+from hookd.cli.options import add_log_options, positive_seconds
+from hookd.core.registry import DEFAULT_TIMEOUT_S
 
-__all__ = ["CommandError", "add_run_parser", "complete_command", "configure_run_parser"]
-
-DEFAULT_COMMAND: Final = ("claude",)
-STREAM_JSON: Final = "stream-json"
-#: Flags whose value ``hookd run`` needs, added when missing.
-REQUIRED_VALUES: Final = (("--output-format", STREAM_JSON), ("--input-format", STREAM_JSON))
-PERMISSION_TOOL: Final = "--permission-prompt-tool"
+__all__ = ["add_run_parser", "cli_command", "configure_run_parser", "run_main"]
 
 DESCRIPTION = """\
 Start a Claude-style coding CLI as a child process, serve HOOKS to it over its
@@ -38,44 +34,6 @@ examples:
   hookd run --hooks my_hooks.py -p "tidy up" -- claude --model claude-sonnet-4-5
   my_producer | hookd run --hooks my_hooks.py -- claude > transcript.jsonl
 """
-
-
-class CommandError(ValueError):
-    """CLI_COMMAND sets a flag to a value ``hookd run`` cannot work with."""
-
-
-def _flag_value(argv: Sequence[str], flag: str) -> str | None:
-    """The value given to ``flag`` (``--flag v`` or ``--flag=v``), or None if absent."""
-    for index, arg in enumerate(argv):
-        if arg == flag:
-            return argv[index + 1] if index + 1 < len(argv) else ""
-        if arg.startswith(flag + "="):
-            return arg.partition("=")[2]
-    return None
-
-
-def complete_command(argv: Sequence[str], *, can_use_tool: bool) -> list[str]:
-    """``argv`` with the flags ``hookd run`` needs added at the end (before a ``--``).
-
-    At the end, so that a launcher (``npx claude``, ``node cli.js``) keeps its
-    own arguments. Raises :class:`CommandError` when a required flag has
-    another value.
-    """
-    command = list(argv or DEFAULT_COMMAND)
-    end = command.index("--") if "--" in command else len(command)
-    rest = command[1:end]
-    added: list[str] = []
-    for flag, wanted in REQUIRED_VALUES:
-        value = _flag_value(rest, flag)
-        if value is None:
-            added += [flag, wanted]
-        elif value != wanted:
-            raise CommandError(f"{flag} {value!r}: hookd run needs {flag} {wanted}")
-    if "--verbose" not in rest:
-        added.append("--verbose")
-    if can_use_tool and _flag_value(rest, PERMISSION_TOOL) is None:
-        added += [PERMISSION_TOOL, "stdio"]
-    return [*command[:end], *added, *command[end:]]
 
 
 def configure_run_parser(p: argparse.ArgumentParser) -> None:
@@ -137,19 +95,36 @@ def add_run_parser(subparsers: Any) -> None:
     configure_run_parser(p)
 
 
-def build_run_parser() -> argparse.ArgumentParser:
-    """A standalone parser for ``python -m hookd.host.main``."""
-    p = argparse.ArgumentParser(
-        prog="hookd run",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    configure_run_parser(p)
-    return p
-
-
 def cli_command(args: argparse.Namespace) -> list[str]:
     """CLI_COMMAND without the ``--`` that introduces it."""
     command = list(args.cli_command)
     return command[1:] if command[:1] == ["--"] else command
+
+
+def run_main(args: argparse.Namespace) -> int:
+    """``hookd run``: check the arguments, then hand the run to host mode."""
+    from hookd.host.driver import HostOptions
+    from hookd.host.main import run_cli
+    from hookd.serve import log as hookd_log
+    from hookd.serve.config import ServeConfig
+
+    hookd_log.configure(args.log_level, args.log_format)
+    if args.prompt is None and os.isatty(0):
+        message = "no prompt: pass -p PROMPT, or pipe stream-json user messages to stdin"
+        print(f"hookd run: error: {message}", file=sys.stderr)
+        return 2
+    options = HostOptions(
+        prompt=args.prompt,
+        init_timeout_s=args.init_timeout,
+        progress=args.progress == "always" or (args.progress == "auto" and os.isatty(2)),
+        config=ServeConfig(validate=args.validate),
+        hooks=args.hooks,
+        serve_args=_serve_args(args),
+    )
+    return run_cli(args.hooks, args.timeout, cli_command(args), options)
+
+
+def _serve_args(args: argparse.Namespace) -> tuple[str, ...]:
+    """The ``hookd serve`` options that give the same answers as this run."""
+    timeout = ("--timeout", f"{args.timeout:g}") if args.timeout != DEFAULT_TIMEOUT_S else ()
+    return (*timeout, *(() if args.validate else ("--no-validate",)))

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import msgspec
 
-from hookd.command.process import MAX_OUTPUT_BYTES, Finished
+from hookd.command.result import MAX_OUTPUT_BYTES, Finished
 from hookd.errors import HookdError, InvalidOutputError
 
 __all__ = [

@@ -19,7 +19,8 @@ import msgspec
 import structlog
 
 from hookd.command.exit_code import CommandHookError, clip, fails_hook, interpret, text
-from hookd.command.process import GRACE_S, MAX_OUTPUT_BYTES, Finished, run_process
+from hookd.command.process import GRACE_S, run_process
+from hookd.command.result import MAX_OUTPUT_BYTES, Finished
 from hookd.core.context import HookContext
 from hookd.core.registry import OnFailure, Registration, Registry, RetryPolicy
 from hookd.errors import RetryableHookError

@@ -15,35 +15,20 @@ import os
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final
 
 import structlog
 import trio
 
-__all__ = ["GRACE_S", "MAX_OUTPUT_BYTES", "Finished", "run_process"]
+from hookd.command.result import MAX_OUTPUT_BYTES, Finished
+
+__all__ = ["GRACE_S", "run_process"]
 
 log = structlog.get_logger("hookd.process")
 
-#: Bytes kept of each of stdout and stderr.
-MAX_OUTPUT_BYTES: Final = 1024 * 1024
 #: Seconds between SIGTERM and SIGKILL when a command is stopped.
 GRACE_S: Final = 2.0
 _CHUNK: Final = 65536
-
-
-@dataclass(frozen=True, slots=True)
-class Finished:
-    """How a child process ended: its exit status and what it wrote.
-
-    ``returncode`` is negative when a signal killed the process (``-signal``).
-    """
-
-    returncode: int
-    stdout: bytes
-    stderr: bytes
-    stdout_truncated: bool = False
-    stderr_truncated: bool = False
 
 
 class _Capture:

@@ -11,10 +11,8 @@ buffer, so a slow reader never stalls a control request.
 
 from __future__ import annotations
 
-import os
 import secrets
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final
 
 import msgspec
@@ -26,10 +24,10 @@ from hookd.core.registry import Registry
 from hookd.host.lifetime import RunLifetime
 from hookd.host.progress import Progress
 from hookd.host.relay import CliInput, LineSink, Observed
-from hookd.host.stdio import HostIO, thread_writer
+from hookd.host.stdio import HostIO, ThreadWriter
 from hookd.serve.config import ServeConfig
 from hookd.serve.server import Server
-from hookd.transcript.format import RECORD_ENV, hooks_reference, tee_or_warn
+from hookd.transcript.tee import tee_from_env
 
 __all__ = ["Driver", "HostOptions", "recorded", "user_message"]
 
@@ -67,17 +65,9 @@ def recorded(
     receive: trio.abc.ReceiveStream, send: trio.abc.SendStream, options: HostOptions
 ) -> tuple[trio.abc.ReceiveStream, trio.abc.SendStream]:
     """The CLI's streams, teed into the transcript ``$HOOKD_RECORD`` names, if set."""
-    target = os.environ.get(RECORD_ENV)
-    if not target:
-        return receive, send
-    path = Path(target.replace("{pid}", str(os.getpid())))
-    header = {
-        "mode": "host",
-        "hooks": hooks_reference(options.hooks, path.parent),
-        "serve_args": list(options.serve_args) or None,
-        "description": f"recorded by hookd run (pid {os.getpid()})",
-    }
-    return tee_or_warn(receive, send, path, header)
+    return tee_from_env(
+        receive, send, hooks=options.hooks, serve_args=options.serve_args, mode="host"
+    )
 
 
 class Driver:
@@ -125,7 +115,7 @@ class Driver:
         async with trio.open_nursery() as sinks:
             if self.io.stdout is not None:
                 sinks.start_soon(self.output.run, self.io.stdout)
-            sinks.start_soon(self.notes.run, thread_writer(self.io.stderr_fd))
+            sinks.start_soon(self.notes.run, ThreadWriter(self.io.stderr_fd))
             async with trio.open_nursery() as session:
                 session.start_soon(self._drive, cli_in)
                 session.start_soon(self._stop_after_exit)

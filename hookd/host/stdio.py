@@ -1,4 +1,4 @@
-"""hookd's own stdio in ``hookd run``, and ending the CLI process."""
+"""hookd's own stdio in ``hookd run``."""
 
 from __future__ import annotations
 
@@ -6,17 +6,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Final
 
 import trio
 
-from hookd.serve.service import protocol_stdio
+from hookd.serve.stdio import protocol_stdio, write_all
 
-__all__ = ["HostIO", "ThreadWriter", "open_host_io", "reap", "thread_writer"]
-
-#: How long the CLI gets to exit once its stdout closed, then after SIGTERM.
-EXIT_GRACE_S: Final = 10.0
-TERM_GRACE_S: Final = 5.0
+__all__ = ["HostIO", "ThreadWriter", "open_host_io"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,39 +47,10 @@ class ThreadWriter(trio.abc.SendStream):
         self._fd = fd
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        await trio.to_thread.run_sync(_write_all, self._fd, bytes(data))
+        await trio.to_thread.run_sync(write_all, self._fd, bytes(data))
 
     async def wait_send_all_might_not_block(self) -> None:
         """Writes happen in a thread: never blocks the caller's task."""
 
     async def aclose(self) -> None:
         """The descriptor is not owned: nothing to close."""
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def thread_writer(fd: int) -> ThreadWriter:
-    """A send stream writing to ``fd`` without changing its mode."""
-    return ThreadWriter(fd)
-
-
-async def reap(proc: trio.Process) -> int:
-    """Wait for the CLI to exit (SIGTERM, then SIGKILL, if it lingers).
-
-    Returns its exit code, or 128 + N when signal N ended it, as a shell would.
-    """
-    with trio.move_on_after(EXIT_GRACE_S):
-        return _exit_code(await proc.wait())
-    proc.terminate()
-    with trio.move_on_after(TERM_GRACE_S):
-        return _exit_code(await proc.wait())
-    proc.kill()
-    return _exit_code(await proc.wait())
-
-
-def _exit_code(returncode: int) -> int:
-    return 128 - returncode if returncode < 0 else returncode

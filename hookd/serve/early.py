@@ -20,10 +20,9 @@ from typing import Any
 from hookd import wire
 from hookd._version import __version__
 from hookd.core.registry import Registry
+from hookd.serve.stdio import write_all
 
 __all__ = ["Interrupted", "answer_early", "import_in_background", "initialize_payload"]
-
-READ_SIZE = 256 * 1024
 
 
 class Interrupted(Exception):
@@ -57,14 +56,14 @@ def answer_early(registry: Registry, fd_in: int, fd_out: int) -> bytes:
     :class:`Interrupted` on SIGTERM or SIGINT.
     """
     with _signals_interrupt():
-        data = os.read(fd_in, READ_SIZE)
+        data = os.read(fd_in, wire.READ_SIZE)
     rest = data
     while b"\n" in rest:
         line, after = rest.split(b"\n", 1)
         answer = _initialize_answer(registry, line)
         if answer is None:
             break
-        _write_all(fd_out, answer)
+        write_all(fd_out, answer)
         rest = after
     return rest
 
@@ -78,12 +77,6 @@ def _initialize_answer(registry: Registry, line: bytes) -> bytes | None:
     if msg.request_id is None:
         return b""  # a JSON-RPC notification: nothing to answer
     return wire.encode_success(msg.framing, msg.request_id, initialize_payload(registry))
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 @contextmanager

@@ -11,7 +11,7 @@ import trio
 from hookd.core.registry import Registry
 from hookd.serve.config import ServeConfig
 from hookd.serve.server import Server
-from hookd.transcript.format import tee_from_env
+from hookd.transcript.tee import tee_from_env
 
 __all__ = ["serve_fds"]
 

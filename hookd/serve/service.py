@@ -7,42 +7,20 @@ import contextlib
 import gc
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from hookd.core.loader import load_hooks
 from hookd.core.registry import Registry
 from hookd.errors import HookdError
 from hookd.serve.early import Interrupted, answer_early, import_in_background
+from hookd.serve.stdio import protocol_stdio
 
-__all__ = ["check", "protocol_stdio", "run_service"]
+__all__ = ["check", "run_service"]
 
 #: Allocations between young-generation collections: per-request dicts are short-lived.
 GC_THRESHOLD = 10_000
 
 #: What the server needs and the ``initialize`` answer does not: imported meanwhile.
 HEAVY_MODULES = ("trio", "structlog", "hookd.serve.log", "hookd.serve.server", "hookd.serve.loop")
-
-
-@contextmanager
-def protocol_stdio() -> Iterator[tuple[int, int]]:
-    """Keep private copies of fds 0 and 1 for the protocol; hide the real ones.
-
-    fd 1 (and ``sys.stdout``) then point at stderr and fd 0 at /dev/null, so a
-    hook that prints, or a process it starts, cannot corrupt the stream.
-    """
-    sys.stdout.flush()
-    proto_in, proto_out = os.dup(0), os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)
-    try:
-        yield proto_in, proto_out
-    finally:
-        for fd in (proto_in, proto_out):
-            with contextlib.suppress(OSError):
-                os.set_blocking(fd, True)
 
 
 def _fail(args: argparse.Namespace, message: str) -> int:

@@ -3,23 +3,18 @@
 Each line is ``{"dir": "cli->hookd" | "hookd->cli", "t": seconds, "msg": ...}``;
 a line that was not JSON is kept verbatim as ``"raw"`` instead of ``"msg"``.
 Objects before the first line with ``"dir"`` form the header (see
-``conformance/README.md``). :func:`tee_streams` wraps the two protocol streams of
-a server and appends every line that crosses them to a transcript file.
+``conformance/README.md``). :mod:`hookd.transcript.tee` writes them.
 """
 
 from __future__ import annotations
 
 import os
-import sys
-import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
 import msgspec
-import structlog
-import trio
 
 from hookd.errors import HookdError
 
@@ -32,16 +27,13 @@ __all__ = [
     "Header",
     "Transcript",
     "TranscriptError",
-    "TranscriptWriter",
     "entry_line",
     "header_line",
     "hooks_reference",
     "is_file_spec",
     "load",
     "parse",
-    "tee_from_env",
-    "tee_or_warn",
-    "tee_streams",
+    "recording_header",
 ]
 
 Direction = Literal["cli->hookd", "hookd->cli"]
@@ -243,112 +235,6 @@ def entry_line(direction: Direction, t: float, line: bytes) -> bytes:
     return _encoder.encode(obj) + b"\n"
 
 
-# ------------------------------------------------------------------------ recording
-
-
-class TranscriptWriter:
-    """Appends entries to a file, flushed line by line so a crash keeps them."""
-
-    def __init__(self, path: str | Path, header: dict[str, Any] | None = None) -> None:
-        self.path = Path(path)
-        try:
-            self._file = self.path.open("wb")
-        except OSError as exc:
-            raise TranscriptError(f"cannot record to {path}: {exc.strerror or exc}") from None
-        self._start = time.monotonic()
-        self._file.write(header_line(**(header or {})))
-        self._file.flush()
-        self._open_streams = 2
-
-    def write(self, direction: Direction, line: bytes) -> None:
-        """Record one protocol line (without its newline)."""
-        if self._file.closed:
-            return
-        self._file.write(entry_line(direction, time.monotonic() - self._start, line))
-        self._file.flush()
-
-    def release(self) -> None:
-        """One of the two streams is done; the file closes after both."""
-        self._open_streams -= 1
-        if self._open_streams <= 0:
-            self._file.close()
-
-
-def tee_streams(
-    receive: trio.abc.ReceiveStream,
-    send: trio.abc.SendStream,
-    path: str | Path,
-    header: dict[str, Any] | None = None,
-) -> tuple[trio.abc.ReceiveStream, trio.abc.SendStream]:
-    """Wrap a server's streams so every line crossing them is appended to ``path``.
-
-    What ``receive`` yields is recorded as ``cli->hookd``, what goes through
-    ``send`` as ``hookd->cli``. The file starts with a header line made of
-    ``header``; the protocol bytes pass through unchanged. Raises
-    :class:`TranscriptError` when the file cannot be written.
-    """
-    from hookd.transcript.tee import TeeReceive, TeeSend
-
-    writer = TranscriptWriter(path, header)
-    return TeeReceive(receive, writer), TeeSend(send, writer)
-
-
-def tee_from_env(
-    receive: trio.abc.ReceiveStream,
-    send: trio.abc.SendStream,
-    *,
-    hooks: str | None = None,
-    serve_args: list[str] | None = None,
-) -> tuple[trio.abc.ReceiveStream, trio.abc.SendStream]:
-    """:func:`tee_streams` into ``$HOOKD_RECORD`` when it is set; else the streams as they are.
-
-    ``{pid}`` in the path becomes the process id, so several servers started by
-    one CLI write separate files. ``serve_args`` defaults to the arguments that
-    follow ``serve`` on this process's command line, less ``hooks``. A file
-    that cannot be written is logged as a warning, and the session is served
-    unrecorded: a broken recording must not stop the hooks.
-    """
-    target = os.environ.get(RECORD_ENV)
-    if not target:
-        return receive, send
-    path = Path(target.replace("{pid}", str(os.getpid())))
-    if serve_args is None:
-        serve_args = _serve_args_from_argv(hooks)
-    header = {
-        "mode": "sidecar",
-        "hooks": hooks_reference(hooks, path.parent),
-        "serve_args": serve_args or None,
-        "description": f"recorded by hookd serve (pid {os.getpid()})",
-    }
-    return tee_or_warn(receive, send, path, header)
-
-
-def tee_or_warn(
-    receive: trio.abc.ReceiveStream,
-    send: trio.abc.SendStream,
-    path: Path,
-    header: dict[str, Any],
-) -> tuple[trio.abc.ReceiveStream, trio.abc.SendStream]:
-    """:func:`tee_streams`, or the streams unrecorded with a warning if ``path`` is unwritable."""
-    try:
-        return tee_streams(receive, send, path, header)
-    except TranscriptError as exc:
-        structlog.get_logger("hookd.record").warning(
-            "record.off", error=f"{exc}; serving without recording ({RECORD_ENV})"
-        )
-        return receive, send
-
-
-def _serve_args_from_argv(hooks: str | None) -> list[str]:
-    argv = sys.argv[1:]
-    if "serve" not in argv:
-        return []
-    rest = argv[argv.index("serve") + 1 :]
-    if hooks in rest:
-        rest.remove(hooks)
-    return rest
-
-
 def hooks_reference(hooks: str | None, folder: Path) -> str | None:
     """A hooks spec as a header names it: a file relative to ``folder``, or the module name."""
     if hooks is None or not is_file_spec(hooks):
@@ -357,3 +243,15 @@ def hooks_reference(hooks: str | None, folder: Path) -> str | None:
     if len(os.path.commonpath([target, folder])) <= len(target.anchor):
         return str(target)  # nothing in common but the root: keep it absolute
     return os.path.relpath(target, folder)
+
+
+def recording_header(
+    mode: Mode, description: str, hooks: str | None, serve_args: Sequence[str], folder: Path
+) -> dict[str, Any]:
+    """The header fields of a transcript being recorded into ``folder``."""
+    return {
+        "mode": mode,
+        "hooks": hooks_reference(hooks, folder),
+        "serve_args": list(serve_args) or None,
+        "description": description,
+    }

@@ -11,7 +11,7 @@ from hookd.transcript.plan import Key, Step, flatten_ids, map_callback_ids
 from hookd.wire import encode_message
 
 if TYPE_CHECKING:
-    from hookd.transcript.replay import ReplayConfig, ReplayResult
+    from hookd.transcript.session import ReplayConfig, ReplayResult
 
 __all__ = ["START_TIMEOUT_S", "Player", "probe_key"]
 

@@ -10,7 +10,7 @@ from hookd.transcript.answers import Mismatch
 from hookd.transcript.plan import Expected, answer_key, request_body, request_name
 
 if TYPE_CHECKING:
-    from hookd.transcript.replay import ReplayResult
+    from hookd.transcript.session import ReplayResult
 
 __all__ = ["format_report"]
 

@@ -17,7 +17,7 @@ import trio.testing
 
 from hookd import custom_event
 from hookd.command.hook import CommandHook, add_command
-from hookd.command.process import Finished
+from hookd.command.result import Finished
 from hookd.core.context import HookContext
 from hookd.core.policy import Outcome
 from hookd.core.registry import Registry, RetryPolicy

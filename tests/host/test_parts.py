@@ -15,7 +15,8 @@ import pytest
 import trio
 import trio.testing
 
-from hookd.cli.run import CommandError, add_run_parser, cli_command, complete_command
+from hookd.cli.run import add_run_parser, cli_command
+from hookd.host.argv import CommandError, complete_command
 from hookd.host.lifetime import RunLifetime
 from hookd.host.progress import Progress, describe_answer
 from hookd.host.relay import CliInput, LineSink

@@ -11,10 +11,12 @@ import pytest
 import trio
 import trio.testing
 
-from hookd.transcript.format import RECORD_ENV, load, tee_from_env, tee_streams
+from hookd.cli.record import proxy_header, serve_invocation
+from hookd.host.record import record_env
+from hookd.transcript.format import RECORD_ENV, load
 from hookd.transcript.plan import host_only
-from hookd.transcript.record import proxy_header, record_env, serve_invocation
 from hookd.transcript.replay import ReplayConfig, format_report, replay
+from hookd.transcript.tee import tee_from_env, tee_streams
 from tests.transcript.test_replay import ALLOW, HOOKS, SELFTEST, STOP, call
 
 PY = sys.executable

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
+from hookd.cli.replay import main
 from hookd.transcript.format import TranscriptError, load, parse
 from hookd.transcript.jsondiff import MISSING, Difference, compare
 from hookd.transcript.plan import answer_key, build_plan, map_callback_ids
-from hookd.transcript.replay import ReplayConfig, format_report, main, replay
+from hookd.transcript.replay import ReplayConfig, format_report, replay
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFORMANCE = ROOT / "conformance"

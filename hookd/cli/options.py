@@ -1,0 +1,133 @@
+"""Options shared by several commands; their defaults come from the config types."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Final
+
+from hookd.core.registry import DEFAULT_TIMEOUT_S
+from hookd.serve.config import ServeConfig
+
+__all__ = [
+    "SERVE_DESCRIPTION",
+    "add_log_options",
+    "add_serve_options",
+    "configure_serve_parser",
+    "positive_int",
+    "positive_seconds",
+    "serve_parser",
+]
+
+_DEFAULTS: Final = ServeConfig()
+
+SERVE_DESCRIPTION: Final = (
+    "Serve HOOKS over stdin/stdout until stdin closes or SIGTERM/SIGINT. "
+    "stdout carries only protocol lines; logs go to stderr."
+)
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
+
+
+def add_serve_options(p: argparse.ArgumentParser) -> None:
+    """The server limits and switches of ``hookd serve``."""
+    p.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"default hook timeout when a matcher sets none (default: {DEFAULT_TIMEOUT_S:g})",
+    )
+    p.add_argument(
+        "--max-line-bytes",
+        type=positive_int,
+        default=_DEFAULTS.max_line_bytes,
+        metavar="N",
+        help="longest accepted input line; longer ones are discarded and "
+        "their request answered with an error (default: 64 MiB)",
+    )
+    p.add_argument(
+        "--max-in-flight",
+        type=positive_int,
+        default=_DEFAULTS.max_in_flight,
+        metavar="N",
+        help="requests running at once; the excess is answered with an "
+        f"'overloaded' error (default: {_DEFAULTS.max_in_flight})",
+    )
+    p.add_argument(
+        "--max-in-flight-bytes",
+        type=positive_int,
+        default=_DEFAULTS.max_in_flight_bytes,
+        metavar="N",
+        help="total size of the request lines running at once; the excess is answered "
+        "with an 'overloaded' error (default: 256 MiB)",
+    )
+    p.add_argument(
+        "--no-validate",
+        dest="validate",
+        action="store_false",
+        help="skip schema validation of hook inputs and outputs",
+    )
+
+
+def add_log_options(p: argparse.ArgumentParser, default_level: str = "info") -> None:
+    """``--log-level`` and ``--log-format``, shared by the commands that log."""
+    p.add_argument(
+        "--log-level",
+        default=default_level,
+        choices=["debug", "info", "warning", "error"],
+        help=f"stderr log level (default: {default_level})",
+    )
+    p.add_argument(
+        "--log-format",
+        default="auto",
+        choices=["auto", "json", "console"],
+        help="stderr log format; auto = console on a terminal, JSON lines "
+        "otherwise (default: auto)",
+    )
+
+
+def configure_serve_parser(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``hookd serve``."""
+    p.add_argument(
+        "hooks",
+        metavar="HOOKS",
+        nargs="?",
+        default=None,
+        help="hooks file or module (optional when --settings is given)",
+    )
+    p.add_argument(
+        "--settings",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="also serve the command hooks of this Claude Code settings file (repeatable)",
+    )
+    add_serve_options(p)
+    add_log_options(p)
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    """A standalone parser of ``hookd serve``'s arguments."""
+    p = argparse.ArgumentParser(prog="hookd serve", description=SERVE_DESCRIPTION)
+    configure_serve_parser(p)
+    return p

@@ -1,0 +1,117 @@
+"""``hookd record`` on the command line: its parser, and what it learns from COMMAND."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_record_parser", "proxy_header", "record_main", "serve_invocation"]
+
+
+def serve_invocation(command: Sequence[str]) -> list[str] | None:
+    """The arguments after ``serve`` when ``command`` runs ``hookd serve``; else None."""
+    if not command:
+        return None
+    name = Path(command[0]).name
+    if name == "hookd":
+        rest = list(command[1:])
+    elif name.startswith("python") and list(command[1:3]) == ["-m", "hookd"]:
+        rest = list(command[3:])
+    else:
+        return None
+    return rest[1:] if rest[:1] == ["serve"] else None
+
+
+def proxy_header(command: Sequence[str], out: Path) -> dict[str, Any]:
+    """The transcript header for a proxied command: its hooks and serve options if known."""
+    from hookd.cli.options import serve_parser
+    from hookd.transcript.format import recording_header
+
+    description = "recorded by hookd record: " + " ".join(command)
+    args = serve_invocation(command)
+    if args is None:
+        return {"mode": "sidecar", "description": description}
+    parsed, _unknown = serve_parser().parse_known_args(args)
+    hooks = str(parsed.hooks)
+    rest = list(args)
+    rest.remove(hooks)
+    return recording_header("sidecar", description, hooks, rest, out.parent)
+
+
+DESCRIPTION = """\
+Run COMMAND and record the protocol traffic into a transcript that
+`hookd replay` can play back (e.g. in CI).
+
+  --via proxy   COMMAND speaks the protocol on stdio (`hookd serve HOOKS`): the
+                recorder sits between its own stdio and COMMAND's and tees both
+                directions. Configure the CLI to spawn
+                `hookd record --out FILE -- hookd serve HOOKS`.
+  --via env     COMMAND is a CLI that spawns `hookd serve` itself: the recorder
+                sets HOOKD_RECORD=FILE and hookd serve records its own session
+                ({pid} in FILE becomes each server's process id).
+  --via auto    proxy for a `hookd serve` command, env otherwise (default).
+
+The exit status is COMMAND's.
+"""
+
+EPILOG = """\
+examples:
+  hookd record --out session.jsonl -- hookd serve hooks.py
+  hookd record --out session.jsonl -- my-cli --hooks-sidecar "hookd serve hooks.py"
+  hookd replay session.jsonl
+"""
+
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", required=True, metavar="FILE", help="transcript to write")
+    p.add_argument(
+        "--via",
+        choices=["auto", "proxy", "env"],
+        default="auto",
+        help="how to record (see above; default: auto)",
+    )
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
+
+
+def add_record_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``record`` subcommand to a ``hookd`` subparsers object."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "record",
+        help="run a command and record its protocol traffic into a transcript",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_arguments(p)
+    return p
+
+
+def record_main(args: argparse.Namespace) -> int:
+    """Run ``hookd record`` with parsed arguments; COMMAND's exit status."""
+    command = list(args.command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if not command:
+        print(
+            "hookd record: error: no COMMAND (hookd record --out FILE -- COMMAND)", file=sys.stderr
+        )
+        return 2
+    folder = Path(args.out).parent
+    if not (folder.is_dir() and os.access(folder, os.W_OK)):
+        print(
+            f"hookd record: error: cannot write {args.out}: {folder} is not a writable folder",
+            file=sys.stderr,
+        )
+        return 2
+    from hookd.host.record import record_env, record_proxy
+
+    via = args.via
+    if via == "auto":
+        via = "proxy" if serve_invocation(command) is not None else "env"
+    if via == "env":
+        return record_env(command, args.out)
+    return record_proxy(command, args.out, proxy_header(command, Path(args.out)))
