@@ -69,7 +69,11 @@ class TeeReceive(trio.abc.ReceiveStream):
     """What the peer sends, recorded as ``cli->hookd``."""
 
     def __init__(self, inner: trio.abc.ReceiveStream, writer: TranscriptWriter) -> None:
-        self._inner, self._writer, self._framer = inner, writer, wire.LineFramer(_NO_LIMIT)
+        self._inner, self._writer, self._framer = (
+            inner,
+            writer,
+            wire.LineFramer(_NO_LIMIT, strip=False),
+        )
         self._done = False
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
@@ -97,7 +101,11 @@ class TeeSend(trio.abc.SendStream):
     """What hookd answers, recorded as ``hookd->cli``."""
 
     def __init__(self, inner: trio.abc.SendStream, writer: TranscriptWriter) -> None:
-        self._inner, self._writer, self._framer = inner, writer, wire.LineFramer(_NO_LIMIT)
+        self._inner, self._writer, self._framer = (
+            inner,
+            writer,
+            wire.LineFramer(_NO_LIMIT, strip=False),
+        )
         self._done = False
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:

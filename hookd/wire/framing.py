@@ -39,15 +39,17 @@ class LineFramer:
 
     A line longer than ``max_line_bytes`` is discarded as it streams in (memory
     stays bounded) and reported once as an :class:`Oversize` with its first
-    bytes, so its request can still be answered.
+    bytes, so its request can still be answered. With ``strip=False`` lines
+    keep their surrounding whitespace (blank lines are still skipped).
     """
 
     HEAD_BYTES: Final = 4096
 
-    def __init__(self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+    def __init__(self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, *, strip: bool = True) -> None:
         if max_line_bytes < 1:
             raise ValueError("max_line_bytes must be positive")
         self.max_line_bytes = max_line_bytes
+        self._strip = strip
         self._buf = bytearray()
         self._skipping = 0  # bytes of an oversize line discarded so far
         self._head = b""
@@ -79,8 +81,14 @@ class LineFramer:
             line = data[start:end]
         if len(line) > self.max_line_bytes:
             return Oversize(len(line), line[: self.HEAD_BYTES])
-        line = line.strip()
-        return line or None
+        return self._trim(line)
+
+    def _trim(self, line: bytes) -> bytes | None:
+        """The line as served (stripped unless told otherwise), or None when blank."""
+        stripped = line.strip()
+        if not stripped:
+            return None
+        return stripped if self._strip else line
 
     def _keep(self, data: bytes, start: int) -> None:
         if self._skipping:
@@ -98,16 +106,11 @@ class LineFramer:
         if missing > 0:
             self._head += data[start : min(end, start + missing)]
 
-    @property
-    def pending_bytes(self) -> int:
-        """Bytes of an unfinished line held in memory."""
-        return len(self._buf)
-
     def close(self) -> bytes | Oversize | None:
         """At EOF: the last line if it had no newline."""
         if self._skipping:
             size, self._skipping = self._skipping, 0
             return Oversize(size, self._head)
-        line = bytes(self._buf).strip()
+        line = bytes(self._buf)
         self._buf.clear()
-        return line or None
+        return self._trim(line)
