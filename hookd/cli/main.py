@@ -69,7 +69,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     serve = sub.add_parser(
         "serve",
-        help="serve hooks on stdin/stdout (sidecar mode)",
+        help="serve hooks on stdin/stdout (sidecar mode) or over HTTP (--http)",
         description=SERVE_DESCRIPTION,
     )
     configure_serve_parser(serve)
@@ -130,6 +130,10 @@ def _run_serve(args: argparse.Namespace) -> int:
 
     if _needs_hooks(args):
         return 2
+    if args.http is not None:
+        from hookd.serve.http.service import run_http
+
+        return run_http(args)
     return run_service(args)
 
 

@@ -10,6 +10,7 @@ from hookd.serve.config import ServeConfig
 
 __all__ = [
     "SERVE_DESCRIPTION",
+    "add_http_options",
     "add_log_options",
     "add_serve_options",
     "configure_serve_parser",
@@ -22,7 +23,8 @@ _DEFAULTS: Final = ServeConfig()
 
 SERVE_DESCRIPTION: Final = (
     "Serve HOOKS over stdin/stdout until stdin closes or SIGTERM/SIGINT. "
-    "stdout carries only protocol lines; logs go to stderr."
+    "stdout carries only protocol lines; logs go to stderr. With --http, serve them to "
+    "Claude Code's http hooks on a loopback port instead, until SIGTERM/SIGINT or --idle-exit."
 )
 
 
@@ -89,6 +91,58 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_http_options(p: argparse.ArgumentParser) -> None:
+    """The HTTP transport's options of ``hookd serve`` (protocol/SPEC.md section 14)."""
+    http = p.add_argument_group(
+        "HTTP transport",
+        'serve Claude Code\'s "type": "http" hooks instead of stdin/stdout: '
+        "POST /hook/<EventName> with the hook input, GET /status",
+    )
+    http.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        help="listen on HOST:PORT (HOST defaults to 127.0.0.1; PORT 0 picks a free port)",
+    )
+    http.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="file holding the bearer token every request must carry (default: $HOOKD_TOKEN)",
+    )
+    http.add_argument(
+        "--ready-file",
+        metavar="FILE",
+        help="once listening, write {pid, host, port, module, started} as JSON here (mode 0600)",
+    )
+    http.add_argument(
+        "--idle-exit",
+        type=positive_seconds,
+        metavar="SECONDS",
+        help="exit 0 after SECONDS without hook requests (default: never)",
+    )
+    http.add_argument(
+        "--max-body-bytes",
+        type=positive_int,
+        default=64 * 1024 * 1024,
+        metavar="N",
+        help="largest request body; a larger one is answered 413 (default: 64 MiB)",
+    )
+    http.add_argument(
+        "--max-connections",
+        type=positive_int,
+        default=256,
+        metavar="N",
+        help="connections served at once; past it the longest-idle one is closed, "
+        "or the new one answered 503 (default: 256)",
+    )
+    http.add_argument(
+        "--header-timeout",
+        type=positive_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="time a client has to send a request head once it started (default: 10)",
+    )
+
+
 def add_log_options(p: argparse.ArgumentParser, default_level: str = "info") -> None:
     """``--log-level`` and ``--log-format``, shared by the commands that log."""
     p.add_argument(
@@ -123,6 +177,7 @@ def configure_serve_parser(p: argparse.ArgumentParser) -> None:
         help="also serve the command hooks of this Claude Code settings file (repeatable)",
     )
     add_serve_options(p)
+    add_http_options(p)
     add_log_options(p)
 
 

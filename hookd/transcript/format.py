@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 Direction = Literal["cli->hookd", "hookd->cli"]
-Mode = Literal["host", "sidecar"]
+Mode = Literal["host", "sidecar", "http"]
 TO_HOOKD: Final = "cli->hookd"
 FROM_HOOKD: Final = "hookd->cli"
 FORMAT_VERSION: Final = 1
@@ -66,6 +66,8 @@ class Entry:
     msg: Any = None
     raw: str | None = None
     lineno: int = 0
+    http: dict[str, Any] | None = None  # http mode: method and target, or status
+    conn: int | None = None  # http mode: the connection it crossed
 
     def wire_bytes(self, msg: Any = None) -> bytes:
         """The framed line to write (``msg`` overrides the recorded message)."""
@@ -187,7 +189,10 @@ def _entry(obj: dict[str, Any], source: str, lineno: int) -> Entry:
     raw = obj.get("raw")
     if ("msg" in obj) == (raw is not None) or not isinstance(raw, str | None):
         raise TranscriptError(f"{where}: a line has either 'msg' or a 'raw' string")
-    return Entry(direction, float(t), obj.get("msg"), raw, lineno)
+    http, conn = obj.get("http"), obj.get("conn")
+    if not isinstance(http, dict | None) or not isinstance(conn, int | None):
+        raise TranscriptError(f"{where}: 'http' must be an object and 'conn' an integer")
+    return Entry(direction, float(t), obj.get("msg"), raw, lineno, http, conn)
 
 
 _HEADER_KEYS: Final = frozenset(
@@ -197,8 +202,8 @@ _HEADER_KEYS: Final = frozenset(
 
 def _header(head: dict[str, Any], source: str) -> Header:
     mode = head.get("mode")
-    if mode not in (None, "host", "sidecar"):
-        raise TranscriptError(f"{source}: header mode must be 'host' or 'sidecar'")
+    if mode not in (None, "host", "sidecar", "http"):
+        raise TranscriptError(f"{source}: header mode must be 'host', 'sidecar' or 'http'")
     version = head.get("hookd_transcript", FORMAT_VERSION)
     if version != FORMAT_VERSION:
         raise TranscriptError(f"{source}: unsupported transcript version {version!r}")

@@ -1,0 +1,222 @@
+"""One server-side HTTP/1.1 connection, sans I/O: bytes in, requests out, answers as bytes.
+
+A thin layer over h11 that knows hookd's limits: a head larger than
+``max_head_bytes`` or a body larger than ``max_body_bytes`` becomes a
+:class:`Refusal` (431 / 413) instead of being buffered, and every answer is one
+``bytes`` object, so the transport writes it with one ``send_all`` (no Nagle
+stall between headers and body). Nothing here reads or writes a socket.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Final
+
+import h11
+
+__all__ = [
+    "CLOSED",
+    "NEED_DATA",
+    "Codec",
+    "Head",
+    "Phase",
+    "Refusal",
+    "Request",
+    "reason_phrase",
+]
+
+DEFAULT_MAX_HEAD_BYTES: Final = 64 * 1024
+SERVER_NAME: Final = b"hookd"
+
+_REASONS: Final = {
+    200: b"OK",
+    400: b"Bad Request",
+    401: b"Unauthorized",
+    403: b"Forbidden",
+    404: b"Not Found",
+    405: b"Method Not Allowed",
+    408: b"Request Timeout",
+    413: b"Content Too Large",
+    431: b"Request Header Fields Too Large",
+    500: b"Internal Server Error",
+    503: b"Service Unavailable",
+}
+
+
+def reason_phrase(status: int) -> bytes:
+    """The reason phrase hookd sends with ``status``."""
+    return _REASONS.get(status, b"")
+
+
+class Phase(enum.Enum):
+    """Where the connection is in reading a request (the transport picks its timeout by it)."""
+
+    IDLE = "idle"  # between requests, no byte of the next one yet
+    HEAD = "head"  # part of a request head received
+    BODY = "body"  # the head is in, the body is arriving
+    ANSWER = "answer"  # a whole request is in, its answer is due
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A request line and headers (names lower-cased, values as sent)."""
+
+    method: bytes
+    target: bytes
+    headers: tuple[tuple[bytes, bytes], ...]
+
+    def header(self, name: bytes) -> bytes | None:
+        """The value of the first header called ``name`` (lower case), or None."""
+        for key, value in self.headers:
+            if key == name:
+                return value
+        return None
+
+    def count(self, name: bytes) -> int:
+        """How many headers called ``name`` (lower case) the request has."""
+        return sum(1 for key, _ in self.headers if key == name)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A whole request: its head and its body."""
+
+    head: Head
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """The request cannot be read: answer ``status`` with ``message``, then close."""
+
+    status: int
+    message: str
+
+
+class _Need:
+    def __repr__(self) -> str:
+        return "NEED_DATA"
+
+
+class _Closed:
+    def __repr__(self) -> str:
+        return "CLOSED"
+
+
+#: :meth:`Codec.next` needs more bytes.
+NEED_DATA: Final = _Need()
+#: The peer closed the connection cleanly between requests.
+CLOSED: Final = _Closed()
+
+Event = Head | Request | Refusal | _Need | _Closed
+
+
+class Codec:
+    """Parses requests from bytes and turns answers into bytes for one connection.
+
+    Feed what the socket gives with :meth:`feed` (``b""`` at EOF), then call
+    :meth:`next` until it says :data:`NEED_DATA`. It yields the :class:`Head`
+    first (so a caller can refuse a request before its body is read), then the
+    :class:`Request` once the body is in.
+    """
+
+    def __init__(
+        self, *, max_body_bytes: int, max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES
+    ) -> None:
+        self._conn = h11.Connection(h11.SERVER, max_incomplete_event_size=max_head_bytes)
+        self._max_body = max_body_bytes
+        self._head: Head | None = None
+        self._body: list[bytes] = []
+        self._size = 0
+        self._answer_due = False
+
+    @property
+    def phase(self) -> Phase:
+        if self._answer_due:
+            return Phase.ANSWER
+        if self._head is not None:
+            return Phase.BODY
+        return Phase.HEAD if self._conn.trailing_data[0] else Phase.IDLE
+
+    def feed(self, data: bytes) -> None:
+        """Bytes read from the socket; ``b""`` when the peer closed its side."""
+        self._conn.receive_data(data)
+
+    def next(self) -> Event:
+        """The next thing the bytes fed so far make up."""
+        try:
+            return self._next()
+        except h11.RemoteProtocolError as exc:
+            self._answer_due = True
+            status = exc.error_status_hint
+            return Refusal(status, f"malformed request: {exc}")
+
+    def _next(self) -> Event:
+        while True:
+            event = self._conn.next_event()
+            match event:
+                case h11.Request():
+                    return self._on_head(event)
+                case h11.Data():
+                    self._size += len(event.data)
+                    if self._size > self._max_body:
+                        return self._too_large()
+                    self._body.append(bytes(event.data))
+                case h11.EndOfMessage():
+                    assert self._head is not None
+                    request = Request(self._head, b"".join(self._body))
+                    self._head, self._body, self._answer_due = None, [], True
+                    return request
+                case h11.ConnectionClosed():
+                    return CLOSED
+                case _:  # NEED_DATA, or PAUSED while an answer is due
+                    return NEED_DATA
+
+    def _on_head(self, event: h11.Request) -> Event:
+        self._head = Head(bytes(event.method), bytes(event.target), tuple(event.headers))
+        self._size = 0
+        length = self._head.header(b"content-length")
+        if length is not None and int(length) > self._max_body:
+            return self._too_large()
+        return self._head
+
+    def _too_large(self) -> Refusal:
+        self._answer_due = True
+        return Refusal(413, f"request body over the limit of {self._max_body} bytes")
+
+    def answer(
+        self,
+        status: int,
+        body: bytes,
+        *,
+        close: bool = False,
+        extra: tuple[tuple[bytes, bytes], ...] = (),
+    ) -> bytes:
+        """The whole answer (head and JSON ``body``) as one ``bytes`` object.
+
+        ``close`` ends the connection after it (as does a request that asked to
+        close, or one whose body was not read to the end).
+        """
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"server", SERVER_NAME),
+            (b"cache-control", b"no-store"),
+            *extra,
+        ]
+        if close or self._conn.their_state is not h11.DONE:
+            headers.append((b"connection", b"close"))
+        response = h11.Response(status_code=status, headers=headers, reason=reason_phrase(status))
+        parts = [self._conn.send(response), self._conn.send(h11.Data(data=body))]
+        parts.append(self._conn.send(h11.EndOfMessage()))
+        return b"".join(p for p in parts if p)
+
+    def next_cycle(self) -> bool:
+        """After an answer: True when the connection stays open for another request."""
+        self._answer_due = False
+        self._head, self._body = None, []
+        if self._conn.our_state is h11.DONE and self._conn.their_state is h11.DONE:
+            self._conn.start_next_cycle()
+            return True
+        return False

@@ -1,0 +1,147 @@
+"""One TCP connection of the HTTP server: read a request, check it, answer it, repeat.
+
+Reading is bounded in time by phase: a connection waiting for its next
+request may stay idle ``idle_timeout_s``; once the first byte of a head is in,
+the whole head must arrive within ``header_timeout_s`` and then the body within
+``body_timeout_s`` (a client trickling bytes is cut off). Every answer is one
+``send_all``. A refused request is answered and the connection closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+import trio
+
+from hookd.serve.http.codec import CLOSED, NEED_DATA, Codec, Head, Phase, Refusal, Request
+from hookd.serve.http.gate import Route
+
+if TYPE_CHECKING:
+    from hookd.serve.http.server import HttpServer
+
+__all__ = ["Connection", "linger"]
+
+READ_SIZE: Final = 64 * 1024
+#: After a refusal, how long the unread rest of a request is drained before closing.
+LINGER_S: Final = 1.0
+LINGER_BYTES: Final = 4 * 1024 * 1024
+
+_encoder: Final = msgspec.json.Encoder()
+_UNAUTHORIZED: Final = ((b"www-authenticate", b'Bearer realm="hookd"'),)
+
+
+class Connection:
+    """Serves the requests of one accepted socket, one after another (keep-alive)."""
+
+    def __init__(self, server: HttpServer, stream: trio.SocketStream, number: int) -> None:
+        self.server = server
+        self.stream = stream
+        self.number = number
+        self.codec = Codec(max_body_bytes=server.config.max_body_bytes)
+        self.scope = trio.CancelScope()
+        self.idle = True  # waiting for a request, no byte of it yet: may be evicted
+        self._head_at = 0.0
+        self._body_at = 0.0
+
+    async def run(self) -> None:
+        """Serve until the peer closes, a timeout, a refusal, or eviction."""
+        gone = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
+        with self.scope, contextlib.suppress(*gone):
+            while await self._serve_one():
+                pass
+        with trio.CancelScope(shield=True), contextlib.suppress(Exception):
+            await self.stream.aclose()
+
+    async def _serve_one(self) -> bool:
+        """One request and its answer; True when the connection stays open."""
+        head = await self._read()
+        if not isinstance(head, Head):
+            return await self._refuse_or_close(head)
+        route = self.server.gate.check(head)
+        if isinstance(route, Refusal):
+            self.server.hooks.stats.refused += 1
+            return await self._refuse(route)
+        if route.kind == "status":
+            await self._send(self.codec.answer(200, self.server.status_body()))
+            return self.codec.next_cycle()
+        request = await self._read()
+        if not isinstance(request, Request):
+            return await self._refuse_or_close(request)
+        return await self._answer_hook(route, request)
+
+    async def _answer_hook(self, route: Route, request: Request) -> bool:
+        server = self.server
+        server.activity(+1)
+        try:
+            if server.recorder is not None:
+                server.recorder.request(self.number, request)
+            answer = await server.hooks.post(route.event, request.body)
+            if server.recorder is not None:
+                server.recorder.answer(self.number, answer.status, answer.body)
+        finally:
+            server.activity(-1)
+        await self._send(self.codec.answer(answer.status, answer.body))
+        return self.codec.next_cycle()
+
+    async def _refuse_or_close(self, event: object) -> bool:
+        if isinstance(event, Refusal):
+            return await self._refuse(event)
+        return False  # closed by the peer, or timed out
+
+    async def _refuse(self, refusal: Refusal) -> bool:
+        body = _encoder.encode({"error": refusal.message})
+        extra = _UNAUTHORIZED if refusal.status == 401 else ()
+        await self._send(self.codec.answer(refusal.status, body, close=True, extra=extra))
+        await linger(self.stream)
+        return False
+
+    async def _send(self, data: bytes) -> None:
+        await self.stream.send_all(data)
+
+    async def _read(self) -> Head | Request | Refusal | object:
+        """The next head or request; a refusal; or :data:`CLOSED` (also on a timeout)."""
+        while True:
+            event = self.codec.next()
+            if event is not NEED_DATA:
+                self.idle = False
+                self._body_at = trio.current_time()
+                return event
+            deadline = self._deadline()
+            data = b""
+            with trio.move_on_at(deadline) as waited:
+                data = await self.stream.receive_some(READ_SIZE)
+            if waited.cancelled_caught:
+                return CLOSED
+            if data and self.codec.phase is Phase.IDLE:
+                self._head_at = trio.current_time()
+            self.codec.feed(data)
+
+    def _deadline(self) -> float:
+        config = self.server.config
+        phase = self.codec.phase
+        if phase is Phase.IDLE:
+            self.idle = True
+            return trio.current_time() + config.idle_timeout_s
+        self.idle = False
+        if phase is Phase.HEAD:
+            return self._head_at + config.header_timeout_s
+        return self._body_at + config.body_timeout_s if phase is Phase.BODY else 0.0
+
+
+async def linger(stream: trio.SocketStream) -> None:
+    """Half-close, then read and drop what the peer still sends, for a moment.
+
+    Closing with unread bytes makes the kernel reset the connection, which can
+    destroy the answer before the peer reads it.
+    """
+    with contextlib.suppress(Exception):
+        await stream.send_eof()
+    drained = 0
+    with trio.move_on_after(LINGER_S), contextlib.suppress(Exception):
+        while drained < LINGER_BYTES:
+            data = await stream.receive_some(READ_SIZE)
+            if not data:
+                break
+            drained += len(data)

@@ -1,0 +1,87 @@
+"""Recording the hook exchanges of an HTTP server as a transcript (``HOOKD_RECORD``).
+
+The transcript has an ``http`` header and one entry per request and per
+answer, with the connection it crossed::
+
+    {"dir": "cli->hookd", "t": 0.1, "conn": 1,
+     "http": {"method": "POST", "target": "/hook/PreToolUse"}, "msg": {...}}
+    {"dir": "hookd->cli", "t": 0.1, "conn": 1, "http": {"status": 200}, "msg": {...}}
+
+Only requests that passed the gate are recorded, and never their headers: the
+token stays out of the file.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, BinaryIO, Final
+
+import msgspec
+
+from hookd.serve.http.codec import Request
+from hookd.transcript.format import FROM_HOOKD, RECORD_ENV, TO_HOOKD, header_line, hooks_reference
+
+__all__ = ["HttpRecorder", "recorder_from_env"]
+
+_decoder: Final = msgspec.json.Decoder()
+_encoder: Final = msgspec.json.Encoder()
+
+
+class HttpRecorder:
+    """Appends HTTP exchanges to a transcript file, one flushed line each."""
+
+    def __init__(self, path: str | Path, header: dict[str, Any]) -> None:
+        self.path = Path(path)
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        self._file: BinaryIO = os.fdopen(fd, "wb")
+        self._start = time.monotonic()
+        self._file.write(header_line(**header))
+        self._file.flush()
+
+    def request(self, conn: int, request: Request) -> None:
+        """Record a request that passed the gate (its method, target and body)."""
+        http = {
+            "method": request.head.method.decode("latin-1"),
+            "target": request.head.target.decode("latin-1"),
+        }
+        self._write(TO_HOOKD, conn, http, request.body)
+
+    def answer(self, conn: int, status: int, body: bytes) -> None:
+        """Record the answer to the last request of ``conn``."""
+        self._write(FROM_HOOKD, conn, {"status": status}, body)
+
+    def _write(self, direction: str, conn: int, http: dict[str, Any], body: bytes) -> None:
+        if self._file.closed:
+            return
+        obj: dict[str, Any] = {
+            "dir": direction,
+            "t": round(time.monotonic() - self._start, 3),
+            "conn": conn,
+            "http": http,
+        }
+        try:
+            obj["msg"] = _decoder.decode(body)
+        except msgspec.DecodeError:
+            obj["raw"] = body.decode("utf-8", "replace")
+        self._file.write(_encoder.encode(obj) + b"\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def recorder_from_env(hooks: str | None, serve_args: list[str]) -> HttpRecorder | None:
+    """A recorder into ``$HOOKD_RECORD`` (``{pid}`` replaced) when it is set, else None."""
+    target = os.environ.get(RECORD_ENV)
+    if not target:
+        return None
+    path = Path(target.replace("{pid}", str(os.getpid())))
+    header = {
+        "mode": "http",
+        "hooks": hooks_reference(hooks, path.parent),
+        "serve_args": serve_args or None,
+        "description": f"recorded by hookd serve --http (pid {os.getpid()})",
+    }
+    return HttpRecorder(path, header)

@@ -1,0 +1,168 @@
+"""The HTTP server: accepts connections on one listener and serves each in one nursery.
+
+At most ``max_connections`` connections are served at once. When a new one
+arrives at the limit, the longest-idle keep-alive connection (one waiting for
+its next request, with no byte of it yet) is closed to make room; if every
+connection is busy, the newcomer is answered 503 and closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Final
+
+import msgspec
+import structlog
+import trio
+
+from hookd.serve.http.answer import Hooks
+from hookd.serve.http.codec import Codec
+from hookd.serve.http.connection import Connection, linger
+from hookd.serve.http.gate import Gate
+from hookd.serve.http.record import HttpRecorder
+
+__all__ = ["HttpConfig", "HttpServer"]
+
+log = structlog.get_logger("hookd.http")
+
+_encoder: Final = msgspec.json.Encoder()
+LOG_FLUSH_S: Final = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class HttpConfig:
+    """Listener address, limits and timeouts (sizes in bytes, times in seconds)."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    max_body_bytes: int = 64 * 1024 * 1024
+    max_connections: int = 256
+    idle_timeout_s: float = 60.0
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    idle_exit_s: float | None = None
+
+
+class HttpServer:
+    """Serves :class:`Hooks` over HTTP/1.1 with keep-alive, behind a :class:`Gate`."""
+
+    def __init__(
+        self,
+        hooks: Hooks,
+        gate: Gate,
+        config: HttpConfig,
+        *,
+        recorder: HttpRecorder | None = None,
+    ) -> None:
+        self.hooks = hooks
+        self.gate = gate
+        self.config = config
+        self.recorder = recorder
+        self.started = time.time()
+        self.port = 0
+        self.connections: dict[int, Connection] = {}
+        self._opened = 0
+        self._in_flight = 0
+        self._last_activity = 0.0
+
+    # -- serving ------------------------------------------------------------
+
+    async def serve(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Listen, report the port through ``task_status``, serve until cancelled or idle."""
+        config = self.config
+        # trio.serve_tcp in two steps, so that a port in use is a plain OSError
+        listeners = await trio.open_tcp_listeners(config.port, host=config.host)
+        async with trio.open_nursery() as nursery:
+            serve = partial(trio.serve_listeners, self._handle, listeners, handler_nursery=nursery)
+            await nursery.start(serve)
+            self.port = listeners[0].socket.getsockname()[1]
+            self._last_activity = trio.current_time()
+            log.info("http.listening", host=config.host, port=self.port, pid=os.getpid())
+            nursery.start_soon(self._flush_log)
+            if config.idle_exit_s is not None:
+                nursery.start_soon(self._idle_exit, nursery.cancel_scope, config.idle_exit_s)
+            task_status.started(self.port)
+
+    async def _handle(self, stream: trio.SocketStream) -> None:
+        self._opened += 1
+        if len(self.connections) >= self.config.max_connections and not self._evict():
+            await self._overloaded(stream)
+            return
+        conn = Connection(self, stream, self._opened)
+        self.connections[conn.number] = conn
+        try:
+            await conn.run()
+        finally:
+            del self.connections[conn.number]
+
+    def _evict(self) -> bool:
+        """Close the longest-idle connection; False when none is idle."""
+        for conn in self.connections.values():
+            if conn.idle and not conn.scope.cancel_called:
+                conn.scope.cancel()
+                log.info("http.evicted", connection=conn.number)
+                return True
+        return False
+
+    async def _overloaded(self, stream: trio.SocketStream) -> None:
+        log.warning("http.overloaded", connections=len(self.connections))
+        body = _encoder.encode({"error": "too many connections"})
+        data = Codec(max_body_bytes=0).answer(503, body, close=True)
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await stream.send_all(data)
+            await linger(stream)
+        with trio.CancelScope(shield=True), contextlib.suppress(Exception):
+            await stream.aclose()
+
+    # -- activity and idle exit --------------------------------------------
+
+    def activity(self, delta: int) -> None:
+        """A hook request starts (+1) or ends (-1)."""
+        self._in_flight += delta
+        self._last_activity = trio.current_time()
+
+    async def _idle_exit(self, scope: trio.CancelScope, idle_s: float) -> None:
+        while True:
+            await trio.sleep_until(self._last_activity + idle_s)
+            idle = trio.current_time() - self._last_activity
+            if self._in_flight == 0 and idle >= idle_s:
+                log.info("http.idle_exit", idle_s=idle_s)
+                scope.cancel()
+                return
+            if self._in_flight:
+                self._last_activity = trio.current_time()
+
+    async def _flush_log(self) -> None:
+        from hookd.serve import log as hookd_log
+
+        while True:
+            await trio.sleep(LOG_FLUSH_S)
+            hookd_log.flush()
+
+    # -- status -------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        """The ``GET /status`` object."""
+        holder = self.hooks.holder
+        return {
+            "pid": os.getpid(),
+            "module": holder.module,
+            "host": self.config.host,
+            "port": self.port,
+            "started": self.started,
+            "uptime_s": round(time.time() - self.started, 3),
+            "last_reload": holder.last_reload,
+            "reload_error": holder.reload_error,
+            "loaded": holder.current is not None,
+            "connections": len(self.connections),
+            "requests": self.hooks.stats.requests,
+            "refused": self.hooks.stats.refused,
+            "hooks": self.hooks.stats.rows(holder.current),
+        }
+
+    def status_body(self) -> bytes:
+        return _encoder.encode(self.status())

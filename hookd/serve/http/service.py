@@ -1,0 +1,221 @@
+"""``hookd serve HOOKS --http [HOST:]PORT``: the process around the HTTP server.
+
+Reads the token (``--token-file``, else ``$HOOKD_TOKEN``), loads the hooks,
+listens, writes the ready file (``--ready-file``) once the port is known, and
+serves until SIGTERM/SIGINT or ``--idle-exit``; then removes its ready file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ipaddress
+import json
+import os
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import structlog
+import trio
+
+from hookd.errors import HookdError
+from hookd.serve import log as hookd_log
+from hookd.serve.http.answer import Hooks
+from hookd.serve.http.gate import Gate
+from hookd.serve.http.holder import RegistryHolder
+from hookd.serve.http.record import recorder_from_env
+from hookd.serve.http.server import HttpConfig, HttpServer
+
+__all__ = ["TOKEN_ENV", "parse_address", "read_token", "run_http", "write_ready_file"]
+
+log = structlog.get_logger("hookd.http")
+
+TOKEN_ENV: Final = "HOOKD_TOKEN"
+#: ``serve`` options a replay supplies itself: left out of a recording's ``serve_args``.
+_OWN_OPTIONS: Final = ("--http", "--token-file", "--ready-file", "--idle-exit")
+
+
+class UsageError(HookdError):
+    """A bad command line or environment: one line on stderr, exit 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    host: str
+    port: int
+    explicit: bool  # the user named the host
+
+
+def parse_address(text: str) -> Address:
+    """``PORT``, ``HOST:PORT`` or ``[V6]:PORT``; the host defaults to 127.0.0.1."""
+    host, sep, port_text = text.rpartition(":")
+    if not sep:
+        host, port_text = "", text
+    host = host.removeprefix("[").removesuffix("]")
+    if not port_text.isdigit() or int(port_text) > 65535:
+        raise UsageError(f"--http: expected [HOST:]PORT with PORT 0-65535, got {text!r}")
+    if host.lower() == "localhost":
+        host = "127.0.0.1"
+    if host:
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            raise UsageError(f"--http: HOST must be an IP address, got {host!r}") from None
+    return Address(host or "127.0.0.1", int(port_text), bool(host))
+
+
+def read_token(token_file: str | None) -> str:
+    """The bearer token: the file's content (stripped), else ``$HOOKD_TOKEN``."""
+    if token_file is not None:
+        try:
+            token = Path(token_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--token-file: cannot read {token_file}: {exc}") from None
+        if not token:
+            raise UsageError(f"--token-file: {token_file} is empty")
+        return token
+    token = os.environ.get(TOKEN_ENV, "").strip()
+    if not token:
+        raise UsageError(f"--http needs a token: give --token-file FILE or set {TOKEN_ENV}")
+    return token
+
+
+def write_ready_file(path: str, fields: dict[str, object]) -> None:
+    """Write ``fields`` as JSON to ``path`` atomically, mode 0600."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(fields, out)
+        out.write("\n")
+    os.replace(tmp, target)
+
+
+def _remove_ready_file(path: str) -> None:
+    """Remove the ready file if it is still this process's."""
+    with contextlib.suppress(OSError, ValueError):
+        if json.loads(Path(path).read_text(encoding="utf-8")).get("pid") == os.getpid():
+            os.unlink(path)
+
+
+def _serve_args() -> list[str]:
+    argv = sys.argv[1:]
+    rest = argv[argv.index("serve") + 1 :] if "serve" in argv else []
+    out: list[str] = []
+    skip = False
+    for word in rest:
+        if skip:
+            skip = False
+        elif word in _OWN_OPTIONS:
+            skip = True
+        elif not word.startswith(tuple(f"{o}=" for o in _OWN_OPTIONS)):
+            out.append(word)
+    return out
+
+
+def run_http(args: argparse.Namespace) -> int:
+    """Run ``hookd serve --http``; the exit status."""
+    from hookd.serve.service import load_registry
+
+    try:
+        address = parse_address(args.http)
+        token = read_token(args.token_file)
+    except UsageError as exc:
+        print(f"hookd serve: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        registry = load_registry(args)
+    except (HookdError, ValueError) as exc:
+        print(f"hookd serve: error: {exc}", file=sys.stderr)
+        return 1
+    hookd_log.configure(args.log_level, args.log_format)
+    module = str(Path(args.hooks).resolve()) if args.hooks and args.hooks.endswith(".py") else None
+    config = HttpConfig(
+        host=address.host,
+        port=address.port,
+        max_body_bytes=args.max_body_bytes,
+        max_connections=args.max_connections,
+        header_timeout_s=args.header_timeout,
+        idle_exit_s=args.idle_exit,
+    )
+    gate = Gate(token, extra_hosts=(address.host,) if address.explicit else ())
+    hooks = Hooks(RegistryHolder(registry, module or args.hooks), validate=args.validate)
+    recorder = recorder_from_env(args.hooks, _serve_args())
+    server = HttpServer(hooks, gate, config, recorder=recorder)
+    try:
+        error = _run_trio(server, args.ready_file)
+    finally:
+        if recorder is not None:
+            recorder.close()
+        hookd_log.flush()
+    if error is not None:
+        reason = error.strerror or str(error)
+        print(f"hookd serve: error: cannot listen on {args.http}: {reason}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _run_trio(server: HttpServer, ready_file: str | None) -> OSError | None:
+    """Serve; the error if the listener could not be opened (a port in use)."""
+    try:
+        trio.run(_main, server, ready_file)
+    except OSError as exc:
+        return exc
+    except BaseExceptionGroup as group:
+        found, rest = group.split(OSError)
+        if found is None or rest is not None:
+            raise
+        return _first(found)
+    return None
+
+
+def _first(group: BaseExceptionGroup[OSError]) -> OSError:
+    found = group.exceptions[0]
+    return _first(found) if isinstance(found, BaseExceptionGroup) else found
+
+
+async def _main(server: HttpServer, ready_file: str | None) -> None:
+    """Serve until a signal or the idle exit; the ready file exists while serving."""
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_watch_signals, nursery.cancel_scope)
+        port = await nursery.start(_serve_then_stop, server, nursery.cancel_scope)
+        if ready_file is not None:
+            write_ready_file(ready_file, _ready_fields(server, port))
+            nursery.start_soon(_remove_at_exit, ready_file)
+        log.info("http.ready", host=server.config.host, port=port, ready_file=ready_file)
+        hookd_log.flush()
+
+
+async def _serve_then_stop(
+    server: HttpServer, scope: trio.CancelScope, *, task_status: trio.TaskStatus[int]
+) -> None:
+    await server.serve(task_status=task_status)
+    scope.cancel()  # the idle exit ended it
+
+
+async def _remove_at_exit(ready_file: str) -> None:
+    try:
+        await trio.sleep_forever()
+    finally:
+        _remove_ready_file(ready_file)
+
+
+def _ready_fields(server: HttpServer, port: int) -> dict[str, object]:
+    return {
+        "pid": os.getpid(),
+        "host": server.config.host,
+        "port": port,
+        "module": server.hooks.holder.module,
+        "started": server.started,
+    }
+
+
+async def _watch_signals(scope: trio.CancelScope) -> None:
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for signum in signals:
+            log.info("service.signal", signal=signal.Signals(signum).name)
+            scope.cancel()
+            return

@@ -1,0 +1,82 @@
+"""Per-hook counters for ``GET /status``: calls, errors, timeouts and latency percentiles."""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from hookd.core.registry import Registry
+
+__all__ = ["HookStats", "Stats"]
+
+#: Latency samples kept per hook (the most recent ones).
+SAMPLES: Final = 4096
+
+
+@dataclass(slots=True)
+class HookStats:
+    """One hook's counters since the server started."""
+
+    calls: int = 0
+    errors: int = 0
+    timeouts: int = 0
+    elapsed_ms: collections.deque[float] = field(
+        default_factory=lambda: collections.deque(maxlen=SAMPLES)
+    )
+
+    def add(self, outcome: str, elapsed_ms: float) -> None:
+        self.calls += 1
+        self.elapsed_ms.append(elapsed_ms)
+        kind = outcome.removeprefix("blocked:")
+        if kind == "timeout":
+            self.timeouts += 1
+        elif kind in ("exception", "invalid_output"):
+            self.errors += 1
+
+
+def percentile(values: list[float], fraction: float) -> float | None:
+    """The nearest-rank percentile of sorted ``values``; None when there are none."""
+    if not values:
+        return None
+    rank = max(1, -(-len(values) * fraction // 1))
+    return values[int(rank) - 1]
+
+
+class Stats:
+    """Counters by callback id, and the server's own totals."""
+
+    def __init__(self) -> None:
+        self.hooks: dict[str, HookStats] = {}
+        self.requests = 0
+        self.refused = 0
+
+    def hook(self, callback_id: str, outcome: str, elapsed_ms: float) -> None:
+        """Count one run of ``callback_id`` that ended with ``outcome``."""
+        stats = self.hooks.get(callback_id)
+        if stats is None:
+            stats = self.hooks[callback_id] = HookStats()
+        stats.add(outcome, elapsed_ms)
+
+    def rows(self, registry: Registry | None) -> list[dict[str, Any]]:
+        """One row per registered hook (in id order), counters at zero when never called."""
+        if registry is None:
+            return []
+        rows = []
+        for reg in registry.registrations():
+            stats = self.hooks.get(reg.callback_id) or HookStats()
+            ordered = sorted(stats.elapsed_ms)
+            rows.append(
+                {
+                    "callback_id": reg.callback_id,
+                    "name": reg.name,
+                    "event": reg.event,
+                    "matcher": reg.matcher,
+                    "calls": stats.calls,
+                    "errors": stats.errors,
+                    "timeouts": stats.timeouts,
+                    "p50_ms": percentile(ordered, 0.5),
+                    "p99_ms": percentile(ordered, 0.99),
+                }
+            )
+        return rows
