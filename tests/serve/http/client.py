@@ -146,8 +146,8 @@ async def serve_http(
     environ = {k: v for k, v in os.environ.items() if k not in ("HOOKD_TOKEN", "HOOKD_RECORD")}
     ready_file = tmp_path / "ready.json"
     hookd = Path(sys.executable).with_name("hookd")
-    argv = [str(hookd), "serve", str(hooks), "--http", "127.0.0.1:0", "--ready-file", str(ready_file),
-            "--log-format", "json", *args]  # fmt: skip
+    argv = [str(hookd), "serve", str(hooks), "--http", "127.0.0.1:0",
+            "--ready-file", str(ready_file), "--log-format", "json", *args]  # fmt: skip
     if token_file:
         (tmp_path / "token").write_text(TOKEN + "\n")
         argv += ["--token-file", str(tmp_path / "token")]

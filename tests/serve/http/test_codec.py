@@ -1,4 +1,4 @@
-"""The sans-IO layer of the HTTP transport: bytes in, requests and refusals out; answers as bytes."""
+"""The sans-IO layer of the HTTP transport: bytes in, requests and refusals out, answers out."""
 
 from __future__ import annotations
 

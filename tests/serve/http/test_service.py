@@ -33,7 +33,7 @@ def _env(**extra: str) -> dict[str, str]:
 def test_no_token_refuses_to_start_with_one_line(args: list[str], needle: str) -> None:
     out = subprocess.run(
         [HOOKD, "serve", str(HOOKS), "--http", "0", *args],
-        capture_output=True, text=True, env=_env(), timeout=60,
+        check=False, capture_output=True, text=True, env=_env(), timeout=60,
     )  # fmt: skip
     assert out.returncode == 2
     (line,) = out.stderr.strip().splitlines()
@@ -46,7 +46,7 @@ def test_no_token_refuses_to_start_with_one_line(args: list[str], needle: str) -
 def test_a_bad_address_is_one_line(address: str) -> None:
     out = subprocess.run(
         [HOOKD, "serve", str(HOOKS), "--http", address],
-        capture_output=True, text=True, env=_env(HOOKD_TOKEN="t"), timeout=60,
+        check=False, capture_output=True, text=True, env=_env(HOOKD_TOKEN="t"), timeout=60,
     )  # fmt: skip
     assert out.returncode == 2
     (line,) = out.stderr.strip().splitlines()
@@ -60,7 +60,7 @@ async def test_the_token_from_the_environment_and_a_port_in_use(tmp_path: Path) 
         assert decision(await client.post("PreToolUse", pre("ls"))) == "allow"
         taken = subprocess.run(
             [HOOKD, "serve", str(HOOKS), "--http", f"127.0.0.1:{served.port}"],
-            capture_output=True, text=True, env=_env(HOOKD_TOKEN=TOKEN), timeout=60,
+            check=False, capture_output=True, text=True, env=_env(HOOKD_TOKEN=TOKEN), timeout=60,
         )  # fmt: skip
         assert taken.returncode == 1
         (line,) = taken.stderr.strip().splitlines()
