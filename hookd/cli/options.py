@@ -7,6 +7,7 @@ from typing import Final
 
 from hookd.core.registry import DEFAULT_TIMEOUT_S
 from hookd.serve.config import ServeConfig
+from hookd.serve.http.config import HttpConfig
 
 __all__ = [
     "SERVE_DESCRIPTION",
@@ -20,6 +21,7 @@ __all__ = [
 ]
 
 _DEFAULTS: Final = ServeConfig()
+_HTTP: Final = HttpConfig()
 
 SERVE_DESCRIPTION: Final = (
     "Serve HOOKS over stdin/stdout until stdin closes or SIGTERM/SIGINT. "
@@ -122,24 +124,25 @@ def add_http_options(p: argparse.ArgumentParser) -> None:
     http.add_argument(
         "--max-body-bytes",
         type=positive_int,
-        default=64 * 1024 * 1024,
+        default=_HTTP.max_body_bytes,
         metavar="N",
         help="largest request body; a larger one is answered 413 (default: 64 MiB)",
     )
     http.add_argument(
         "--max-connections",
         type=positive_int,
-        default=256,
+        default=_HTTP.max_connections,
         metavar="N",
         help="connections served at once; past it the longest-idle one is closed, "
-        "or the new one answered 503 (default: 256)",
+        f"or the new one answered 503 (default: {_HTTP.max_connections})",
     )
     http.add_argument(
         "--header-timeout",
         type=positive_seconds,
-        default=10.0,
+        default=_HTTP.header_timeout_s,
         metavar="SECONDS",
-        help="time a client has to send a request head once it started (default: 10)",
+        help="time a client has to send a request head once it started "
+        f"(default: {_HTTP.header_timeout_s:g})",
     )
 
 

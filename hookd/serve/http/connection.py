@@ -10,16 +10,16 @@ the whole head must arrive within ``header_timeout_s`` and then the body within
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 import msgspec
 import trio
 
+from hookd.serve.http.answer import Hooks
 from hookd.serve.http.codec import CLOSED, NEED_DATA, Codec, Head, Phase, Refusal, Request
-from hookd.serve.http.gate import Route
-
-if TYPE_CHECKING:
-    from hookd.serve.http.server import HttpServer
+from hookd.serve.http.config import HttpConfig
+from hookd.serve.http.gate import Gate, Route
+from hookd.serve.http.record import HttpRecorder
 
 __all__ = ["Connection", "linger"]
 
@@ -32,10 +32,23 @@ _encoder: Final = msgspec.json.Encoder()
 _UNAUTHORIZED: Final = ((b"www-authenticate", b'Bearer realm="hookd"'),)
 
 
+class Server(Protocol):
+    """What a connection needs of its server."""
+
+    config: HttpConfig
+    gate: Gate
+    hooks: Hooks
+    recorder: HttpRecorder | None
+
+    def activity(self, delta: int) -> None: ...
+
+    def status_body(self) -> bytes: ...
+
+
 class Connection:
     """Serves the requests of one accepted socket, one after another (keep-alive)."""
 
-    def __init__(self, server: HttpServer, stream: trio.SocketStream, number: int) -> None:
+    def __init__(self, server: Server, stream: trio.SocketStream, number: int) -> None:
         self.server = server
         self.stream = stream
         self.number = number

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final
 
@@ -21,6 +20,7 @@ import trio
 
 from hookd.serve.http.answer import Hooks
 from hookd.serve.http.codec import Codec
+from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.connection import Connection, linger
 from hookd.serve.http.gate import Gate
 from hookd.serve.http.record import HttpRecorder
@@ -31,20 +31,6 @@ log = structlog.get_logger("hookd.http")
 
 _encoder: Final = msgspec.json.Encoder()
 LOG_FLUSH_S: Final = 0.05
-
-
-@dataclass(frozen=True, slots=True)
-class HttpConfig:
-    """Listener address, limits and timeouts (sizes in bytes, times in seconds)."""
-
-    host: str = "127.0.0.1"
-    port: int = 0
-    max_body_bytes: int = 64 * 1024 * 1024
-    max_connections: int = 256
-    idle_timeout_s: float = 60.0
-    header_timeout_s: float = 10.0
-    body_timeout_s: float = 30.0
-    idle_exit_s: float | None = None
 
 
 class HttpServer:

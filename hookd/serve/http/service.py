@@ -24,10 +24,11 @@ import trio
 from hookd.errors import HookdError
 from hookd.serve import log as hookd_log
 from hookd.serve.http.answer import Hooks
+from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.gate import Gate
 from hookd.serve.http.holder import RegistryHolder
 from hookd.serve.http.record import recorder_from_env
-from hookd.serve.http.server import HttpConfig, HttpServer
+from hookd.serve.http.server import HttpServer
 
 __all__ = ["TOKEN_ENV", "parse_address", "read_token", "run_http", "write_ready_file"]
 

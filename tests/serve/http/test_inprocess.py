@@ -12,9 +12,10 @@ import trio
 from hookd.core.loader import load_hooks
 from hookd.core.registry import Registry
 from hookd.serve.http.answer import Hooks
+from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.gate import Gate
 from hookd.serve.http.holder import RegistryHolder
-from hookd.serve.http.server import HttpConfig, HttpServer
+from hookd.serve.http.server import HttpServer
 from tests.serve.http.client import HOOKS, TOKEN, Client
 from tests.serve.http.test_transport import decision, pre
 

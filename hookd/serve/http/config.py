@@ -1,0 +1,21 @@
+"""The HTTP server's limits and timeouts (no trio: the command line reads its defaults)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["HttpConfig"]
+
+
+@dataclass(frozen=True, slots=True)
+class HttpConfig:
+    """Listener address, limits and timeouts (sizes in bytes, times in seconds)."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    max_body_bytes: int = 64 * 1024 * 1024
+    max_connections: int = 256
+    idle_timeout_s: float = 60.0
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    idle_exit_s: float | None = None
