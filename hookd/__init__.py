@@ -12,23 +12,33 @@ Write hooks as in the Claude Agent SDK::
     hooks = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[guard], timeout=10)]}
 
 or with the decorator: ``@hookd.hook("PreToolUse", matcher="Bash", timeout=5)``.
+
+The names below are imported on first use, so that importing a submodule
+(``hookd.testing.plugin``, loaded by pytest in every run) stays cheap.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from hookd._version import __version__
-from hookd.core.api import (
-    add_context,
-    allow,
-    ask,
-    block,
-    custom_event,
-    deny,
-    hook,
-    runs_on,
-    update_input,
-)
-from hookd.core.context import HookContext
-from hookd.core.registry import HookMatcher, Registration, Registry, RetryPolicy
-from hookd.errors import HookAbortError, HookdError, RetryableHookError
+
+if TYPE_CHECKING:
+    from hookd.core.api import (
+        add_context,
+        allow,
+        ask,
+        block,
+        custom_event,
+        deny,
+        hook,
+        runs_on,
+        update_input,
+    )
+    from hookd.core.context import HookContext
+    from hookd.core.registry import HookMatcher, Registration, Registry, RetryPolicy
+    from hookd.errors import HookAbortError, HookdError, RetryableHookError
 
 __all__ = [
     "HookAbortError",
@@ -50,3 +60,34 @@ __all__ = [
     "runs_on",
     "update_input",
 ]
+
+_HOME = {
+    "hookd.core.api": (
+        "add_context",
+        "allow",
+        "ask",
+        "block",
+        "custom_event",
+        "deny",
+        "hook",
+        "runs_on",
+        "update_input",
+    ),
+    "hookd.core.context": ("HookContext",),
+    "hookd.core.registry": ("HookMatcher", "Registration", "Registry", "RetryPolicy"),
+    "hookd.errors": ("HookAbortError", "HookdError", "RetryableHookError"),
+}
+_WHERE = {name: module for module, names in _HOME.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hookd' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

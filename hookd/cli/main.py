@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from hookd._version import __version__
-from hookd.cli.options import SERVE_DESCRIPTION, configure_serve_parser
+from hookd.cli.options import SERVE_DESCRIPTION, add_can_use_tool_option, configure_serve_parser
 
 __all__ = ["build_parser", "main"]
 
@@ -89,6 +89,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         default=[],
         help="also load the command hooks of this settings file (repeatable)",
     )
+    add_can_use_tool_option(check)
 
     demo = sub.add_parser("demo", help="run a scripted session against an example module")
     demo.add_argument(

@@ -11,6 +11,7 @@ from hookd.serve.http.config import HttpConfig
 
 __all__ = [
     "SERVE_DESCRIPTION",
+    "add_can_use_tool_option",
     "add_http_options",
     "add_log_options",
     "add_serve_options",
@@ -146,6 +147,17 @@ def add_http_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_can_use_tool_option(p: argparse.ArgumentParser) -> None:
+    """``--can-use-tool NAME``: which module-level callable answers permission requests."""
+    p.add_argument(
+        "--can-use-tool",
+        metavar="NAME",
+        default=None,
+        help="the module-level callable that answers permission requests "
+        "(default: can_use_tool, else the can_use_tool of a module-level ClaudeAgentOptions)",
+    )
+
+
 def add_log_options(p: argparse.ArgumentParser, default_level: str = "info") -> None:
     """``--log-level`` and ``--log-format``, shared by the commands that log."""
     p.add_argument(
@@ -179,6 +191,7 @@ def configure_serve_parser(p: argparse.ArgumentParser) -> None:
         default=[],
         help="also serve the command hooks of this Claude Code settings file (repeatable)",
     )
+    add_can_use_tool_option(p)
     add_serve_options(p)
     add_http_options(p)
     add_log_options(p)

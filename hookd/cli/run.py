@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from hookd.cli.options import add_log_options, positive_seconds
+from hookd.cli.options import add_can_use_tool_option, add_log_options, positive_seconds
 from hookd.core.registry import DEFAULT_TIMEOUT_S
 
 __all__ = ["add_run_parser", "cli_command", "configure_run_parser", "run_main"]
@@ -74,6 +74,7 @@ def configure_run_parser(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="readable progress lines on stderr; auto = when stderr is a terminal",
     )
+    add_can_use_tool_option(p)
     add_log_options(p, default_level="warning")
     p.add_argument(
         "cli_command",
@@ -121,10 +122,13 @@ def run_main(args: argparse.Namespace) -> int:
         hooks=args.hooks,
         serve_args=_serve_args(args),
     )
-    return run_cli(args.hooks, args.timeout, cli_command(args), options)
+    return run_cli(
+        args.hooks, args.timeout, cli_command(args), options, can_use_tool=args.can_use_tool
+    )
 
 
 def _serve_args(args: argparse.Namespace) -> tuple[str, ...]:
     """The ``hookd serve`` options that give the same answers as this run."""
     timeout = ("--timeout", f"{args.timeout:g}") if args.timeout != DEFAULT_TIMEOUT_S else ()
-    return (*timeout, *(() if args.validate else ("--no-validate",)))
+    permission = ("--can-use-tool", args.can_use_tool) if args.can_use_tool else ()
+    return (*timeout, *permission, *(() if args.validate else ("--no-validate",)))

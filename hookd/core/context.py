@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
 
 __all__ = ["HookContext"]
 
 _lock = threading.Lock()
+
+#: The keys of the Claude Agent SDK's ``HookContext`` (a TypedDict there).
+SDK_KEYS: Final = ("signal",)
 
 
 class HookContext:
@@ -17,8 +21,10 @@ class HookContext:
     ``state`` is a dict shared by all hooks of the same ``session_id``.
     ``cancelled`` turns true when hookd stops waiting for the callback (its
     timeout passed or the CLI withdrew the request): sync callbacks running in
-    a worker thread should poll it. ``context["signal"]`` is ``None``, as in
-    the Claude Agent SDK.
+    a worker thread should poll it.
+
+    It also reads as the SDK's ``HookContext`` mapping: ``context["signal"]``
+    and ``context.get("signal")`` are ``None``, as in the Claude Agent SDK.
     """
 
     __slots__ = (
@@ -91,13 +97,40 @@ class HookContext:
         """The SDK's abort signal slot: always None in Python."""
         return None
 
+    # -- the SDK's mapping view: {"signal": None} -----------------------------
+
     def __getitem__(self, key: str) -> Any:
         if key == "signal":
             return None
         raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``context.get("signal")``, as SDK code reads its context."""
+        return None if key == "signal" else default
+
+    def __contains__(self, key: object) -> bool:
+        return key in SDK_KEYS
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SDK_KEYS)
+
+    def __len__(self) -> int:
+        return len(SDK_KEYS)
+
+    def keys(self) -> tuple[str, ...]:
+        return SDK_KEYS
+
+    def values(self) -> tuple[Any, ...]:
+        return (None,)
+
+    def items(self) -> tuple[tuple[str, Any], ...]:
+        return (("signal", None),)
 
     def __repr__(self) -> str:
         return (
             f"HookContext(request_id={self.request_id!r}, callback_id={self.callback_id!r}, "
             f"event={self.event!r}, time_left={self.time_left():.3f})"
         )
+
+
+Mapping.register(HookContext)

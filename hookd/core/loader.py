@@ -15,36 +15,43 @@ from types import ModuleType
 
 from hookd.core.api import collecting
 from hookd.core.registry import RegistrationError, Registry
+from hookd.core.sdk_options import find_options, hooks_of, permission_callback
 
 __all__ = ["load_hooks"]
 
 
 def load_hooks(
-    spec: str, registry: Registry | None = None, *, require_hooks: bool = True
+    spec: str,
+    registry: Registry | None = None,
+    *,
+    require_hooks: bool = True,
+    can_use_tool: str | None = None,
 ) -> Registry:
     """Import ``spec`` and register its ``@hook`` callbacks and its ``hooks`` dict.
 
     Decorated callbacks get their ids as the module runs; the module-level
-    ``hooks`` dict is registered after it, in its own order. A module-level
-    ``can_use_tool`` becomes the permission callback.
+    ``hooks`` dict (else the ``hooks`` of a module-level ``ClaudeAgentOptions``)
+    is registered after it, in its own order. The permission callback is the
+    module-level callable named ``can_use_tool`` (default: ``can_use_tool``,
+    else the options' ``can_use_tool``).
     """
     registry = registry if registry is not None else Registry()
     with collecting(registry):
         module = _import(spec)
-    hooks = getattr(module, "hooks", None)
+    options = find_options(module, spec)
+    hooks = hooks_of(module, options)
     if hooks is not None:
         try:
             registry.add_hooks(hooks)
         except RegistrationError as exc:
             raise RegistrationError(f"{spec}: {exc}") from None
-    permission = getattr(module, "can_use_tool", None)
+    permission = permission_callback(module, spec, options, can_use_tool)
     if permission is not None:
-        if not callable(permission):
-            raise RegistrationError(f"{spec}: can_use_tool must be callable")
         registry.can_use_tool = permission
     if require_hooks and len(registry) == 0 and registry.can_use_tool is None:
         raise RegistrationError(
-            f"{spec}: no hooks found (define a module-level `hooks` dict or use @hookd.hook)"
+            f"{spec}: no hooks found (define a module-level `hooks` dict or "
+            "ClaudeAgentOptions, or use @hookd.hook)"
         )
     return registry
 

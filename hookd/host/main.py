@@ -73,11 +73,23 @@ async def run_host(
     return 1 if driver.failure is not None else code
 
 
-def run_cli(hooks: str, timeout_s: float, command: Sequence[str], options: HostOptions) -> int:
-    """Load ``hooks``, start the CLI ``command``, drive the run; hookd's exit code."""
+def run_cli(
+    hooks: str,
+    timeout_s: float,
+    command: Sequence[str],
+    options: HostOptions,
+    *,
+    can_use_tool: str | None = None,
+) -> int:
+    """Load ``hooks``, start the CLI ``command``, drive the run; hookd's exit code.
+
+    ``can_use_tool`` names the permission callback (``--can-use-tool``).
+    """
     with open_host_io(read_stdin=options.prompt is None) as io:  # before a hook can print
         try:
-            registry = load_hooks(hooks, Registry(default_timeout_s=timeout_s))
+            registry = load_hooks(
+                hooks, Registry(default_timeout_s=timeout_s), can_use_tool=can_use_tool
+            )
             argv = complete_command(command, can_use_tool=registry.can_use_tool is not None)
         except CommandError as exc:
             return _fail(str(exc), 2)

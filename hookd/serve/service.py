@@ -33,7 +33,12 @@ def load_registry(args: argparse.Namespace) -> Registry:
     """The hooks module and the settings files named on the command line, in one registry."""
     registry = Registry(default_timeout_s=getattr(args, "timeout", 30.0))
     if args.hooks is not None:
-        load_hooks(args.hooks, registry, require_hooks=not args.settings)
+        load_hooks(
+            args.hooks,
+            registry,
+            require_hooks=not args.settings,
+            can_use_tool=getattr(args, "can_use_tool", None),
+        )
     if args.settings:
         from hookd.command.settings import load_settings
 
