@@ -79,15 +79,13 @@ class FireResult:
         with ``; ``); else ``stopReason``. ``output`` has the merged text, which names
         each deciding hook: ``hook_2: reason``."""
         decision = self.decision
-        own = [
-            r
+        deciding = [
+            decision_of(h.output)[1]
             for h in self.hooks
-            if h.output is not None
-            for d, r in [decision_of(h.output)]
-            if d == decision and d != "none" and r
+            if h.output is not None and decision != "none" and decision_of(h.output)[0] == decision
         ]
-        if own:
-            return "; ".join(own)
+        if deciding:
+            return "; ".join(r for r in deciding if r) or None
         reason = decision_of(self.output)[1]
         return reason if reason is not None else self.stop_reason
 
