@@ -25,6 +25,7 @@ shape and/or callbacks decorated with @hookd.hook.
 EPILOG = """\
 examples:
   hookd demo                              a scripted session against examples/guard.py
+  hookd new                               a starter hooks.py and a passing test_hooks.py
   hookd check examples/guard.py           list registered hooks and their ids
   hookd serve examples/guard.py           serve on stdin/stdout (the CLI spawns this)
   hookd run --hooks examples/guard.py -p "list files" -- claude
@@ -52,6 +53,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "hookd.cli.record",
         "add_record_parser",
         "run a command and record its protocol traffic into a transcript",
+    ),
+    "new": (
+        "hookd.cli.new",
+        "add_new_parser",
+        "write a starter hooks module and a passing test for it",
     ),
 }
 
@@ -182,7 +188,14 @@ def _run_record(args: argparse.Namespace) -> int:
     return record_main(args)
 
 
+def _run_new(args: argparse.Namespace) -> int:
+    from hookd.cli.new import new_main
+
+    return new_main(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "new": _run_new,
     "run": _run_run,
     "replay": _run_replay,
     "record": _run_record,

@@ -91,7 +91,10 @@ def pytest_runtest_call(item: pytest.Item) -> None:
             raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.{MARKER} needs a transcript")
         options = dict(mark.kwargs)
         hooks = options.pop("hooks", None)
+        failure = None
         try:
             _replay(base, mark.args[0], hooks, options)
         except AssertionError as exc:
-            pytest.fail(str(exc), pytrace=False)
+            failure = str(exc)
+        if failure is not None:
+            pytest.fail(failure, pytrace=False)

@@ -1,0 +1,131 @@
+"""``hookd new [PATH]``: a starter hooks module and a passing test for it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = ["add_new_parser", "new_main", "starter_files"]
+
+DESCRIPTION = """\
+Write a starter hooks module and a pytest file that tests it with hookd.testing,
+so the first thing you run is green: PATH is a folder (default: the current
+one; hooks.py and test_hooks.py are written in it) or a module file name
+(path/to/guard.py, tested by path/to/test_guard.py). Existing files are never
+overwritten unless --force is given.
+"""
+
+EPILOG = """\
+examples:
+  hookd new                 hooks.py and test_hooks.py here
+  hookd new .claude/hooks   in that folder (made if missing)
+  hookd new guard.py        guard.py and test_guard.py
+"""
+
+HOOKS: Final = '''\
+"""Hooks for Claude Code, served by hookd (`hookd serve {name}`) and tested with pytest."""
+
+from hookd import HookMatcher, add_context, deny
+
+FORBIDDEN = ["rm -rf /", "git push --force"]
+
+
+async def guard(input_data, tool_use_id, context):
+    """Refuse Bash commands that must never run here."""
+    command = input_data["tool_input"].get("command", "")
+    for pattern in FORBIDDEN:
+        if pattern in command:
+            return deny(f"{{pattern!r}} is not allowed in this repository")
+    return None  # no objection: the CLI's usual permission rules apply
+
+
+async def rules(input_data, tool_use_id, context):
+    """Remind the model of the house rules with every prompt."""
+    return add_context("Run the tests before you commit.", event="UserPromptSubmit")
+
+
+hooks = {{
+    "PreToolUse": [HookMatcher(matcher="Bash", hooks=[guard], timeout=10)],
+    "UserPromptSubmit": [HookMatcher(hooks=[rules])],
+}}
+'''
+
+TEST: Final = '''\
+"""Tests for {name}: each fires one event with a realistic input, as Claude Code sends it."""
+
+from pathlib import Path
+
+import hookd.testing
+
+hooks = hookd.testing.load(str(Path(__file__).with_name("{name}")))
+
+
+def test_guard_denies_recursive_delete_of_root():
+    result = hooks.fire_sync("PreToolUse", tool_name="Bash", tool_input={{"command": "rm -rf /"}})
+    assert result.decision == "deny", result
+    assert "rm -rf /" in result.reason
+
+
+def test_guard_lets_harmless_commands_through():
+    result = hooks.fire_sync("PreToolUse", tool_name="Bash", tool_input={{"command": "ls -la"}})
+    assert result.decision == "none", result
+
+
+def test_every_prompt_gets_the_house_rules():
+    result = hooks.fire_sync("UserPromptSubmit", prompt="fix the failing test")
+    assert result.context == "Run the tests before you commit.", result
+'''
+
+
+def starter_files(path: Path) -> dict[Path, str]:
+    """The files ``hookd new PATH`` writes, by path."""
+    if path.suffix == ".py":
+        module, folder = path.name, path.parent
+    else:
+        module, folder = "hooks.py", path
+    return {
+        folder / module: HOOKS.format(name=module),
+        folder / f"test_{Path(module).stem}.py": TEST.format(name=module),
+    }
+
+
+def add_new_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``new`` subcommand to a ``hookd`` subparsers object."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "new",
+        help="write a starter hooks module and a passing test for it",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "path", nargs="?", default=".", metavar="PATH", help="folder or module file (default: .)"
+    )
+    p.add_argument("--force", action="store_true", help="overwrite files that exist")
+    return p
+
+
+def new_main(args: argparse.Namespace) -> int:
+    """Write the starter files; exit status 0, or 1 when one exists (without --force)."""
+    files = starter_files(Path(args.path))
+    taken = [str(p) for p in files if p.exists()]
+    if taken and not args.force:
+        verb = "exists" if len(taken) == 1 else "exist"
+        print(
+            f"hookd new: error: {' and '.join(taken)} already {verb} (use --force to overwrite)",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        for path, text in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    except OSError as exc:
+        print(f"hookd new: error: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 1
+    module, test = files
+    print(f"wrote {module} and {test}")
+    print(f"next: edit {module}, then run `pytest {test}`; serve it with `hookd serve {module}`")
+    return 0
