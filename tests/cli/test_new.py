@@ -55,9 +55,7 @@ def test_existing_files_are_kept_unless_forced(tmp_path: Path) -> None:
     (tmp_path / "hooks.py").write_text("# mine\n")
     done = run_console("new", cwd=tmp_path)
     assert done.returncode == 1
-    assert done.stderr == (
-        "hookd new: error: hooks.py already exists (use --force to overwrite)\n"
-    )
+    assert done.stderr == ("hookd new: error: hooks.py already exists (use --force to overwrite)\n")
     assert (tmp_path / "hooks.py").read_text() == "# mine\n"
     assert not (tmp_path / "test_hooks.py").exists()
     assert run_console("new", "--force", cwd=tmp_path).returncode == 0
