@@ -22,7 +22,8 @@ TESTS = f"""
     GUARD = {GUARD!r}
 
     def test_sync():
-        result = hookd.testing.load(GUARD).fire_sync("PreToolUse", tool_input={{"command": "rm -rf /"}})
+        hooks = hookd.testing.load(GUARD)
+        result = hooks.fire_sync("PreToolUse", tool_input={{"command": "rm -rf /"}})
         assert result.decision == "deny"
 
     def test_fixture(hookd_hooks):
@@ -84,7 +85,9 @@ def test_under_pytest_asyncio(tmp_path: Path) -> None:
     write(
         tmp_path,
         {
-            "pytest.ini": "[pytest]\nasyncio_mode = strict\nasyncio_default_fixture_loop_scope = function\n",
+            "pytest.ini": (
+                "[pytest]\nasyncio_mode = strict\nasyncio_default_fixture_loop_scope = function\n"
+            ),
             "test_sync.py": TESTS,
             "test_asyncio.py": f"""
                 import asyncio
