@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 import trio
 
 from hookd.serve.stdio import protocol_stdio, write_all
+from hookd.serve.user_input import ask_user_on_terminal
 
 __all__ = ["HostIO", "ThreadWriter", "open_host_io"]
 
@@ -28,12 +30,21 @@ class HostIO:
 
 @contextmanager
 def open_host_io(*, read_stdin: bool) -> Iterator[HostIO]:
-    """Private copies of fds 0 and 1 as streams; hooks that print reach stderr only."""
+    """Private copies of fds 0 and 1 as streams; hooks that print reach stderr only.
+
+    ``input()`` in a hook reads the controlling terminal, never hookd's stdin.
+    """
     with protocol_stdio() as (fd_in, fd_out):
+        previous = sys.stdin
+        terminal = ask_user_on_terminal()
         relay = not os.isatty(fd_out)
         stdin = trio.lowlevel.FdStream(fd_in) if read_stdin else None
         stdout = trio.lowlevel.FdStream(fd_out) if relay else None
-        yield HostIO(stdin, stdout)
+        try:
+            yield HostIO(stdin, stdout)
+        finally:
+            sys.stdin = previous
+            terminal.close()
 
 
 class ThreadWriter(trio.abc.SendStream):

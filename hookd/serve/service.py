@@ -13,6 +13,7 @@ from hookd.core.registry import Registry
 from hookd.errors import HookdError
 from hookd.serve.early import Interrupted, answer_early, import_in_background
 from hookd.serve.stdio import protocol_stdio
+from hookd.serve.user_input import no_user
 
 __all__ = ["check", "run_service"]
 
@@ -56,6 +57,7 @@ def run_service(args: argparse.Namespace) -> int:
     first ``initialize`` is answered (see :mod:`hookd.serve.early`).
     """
     with protocol_stdio() as (fd_in, fd_out):
+        no_user()  # input() in a hook fails at once, saying why
         try:
             registry = load_registry(args)
         except (HookdError, ValueError) as exc:

@@ -101,12 +101,15 @@ async def run_hookd(
     stdin: bytes = b"",
     read_stdout: ReadStdout = read_all,
     record: Recording | None = None,
+    launcher: Sequence[str] = (),
+    popen: dict[str, Any] | None = None,
 ) -> HostRun:
     """Run ``hookd run --hooks tests/hooks/HOOKS -- CLI`` in ``workdir/project`` to exit.
 
     hookd's stderr (its JSON log and the CLI's stderr) goes to
     ``workdir/hookd-stderr.txt``. With ``record``, the run goes through
-    ``hookd record --out RECORD``. Everything is killed if the run overruns.
+    ``hookd record --out RECORD``. ``launcher`` is put before ``python -m hookd``;
+    ``popen`` goes to the process start. Everything is killed if the run overruns.
     """
     project = workdir / "project"
     project.mkdir(exist_ok=True)
@@ -126,7 +129,7 @@ async def run_hookd(
     ]
     if prompt is not None:
         options += ["-p", prompt]
-    argv = [sys.executable, "-m", "hookd", "run", *options, "--", *cli]
+    argv = [*launcher, sys.executable, "-m", "hookd", "run", *options, "--", *cli]
     if record is not None:
         argv = [
             sys.executable,
@@ -147,6 +150,7 @@ async def run_hookd(
             stderr=stderr,
             cwd=project,
             env=env,
+            **(popen or {}),
         )
         try:
             with trio.fail_after(SESSION_TIMEOUT_S):
