@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 import functools
 import itertools
+import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
@@ -25,7 +26,7 @@ from hookd.engine.dispatch import DispatchResult, dispatch
 from hookd.engine.executor import Executor
 from hookd.errors import HookdError
 from hookd.testing.capture import captured_logs
-from hookd.testing.inputs import Inputs
+from hookd.testing.inputs import Inputs, tool_input_for
 from hookd.testing.permission import PermissionResult, ask_permission
 from hookd.testing.result import FireResult, HookOutcome
 
@@ -154,11 +155,8 @@ class Hooks:
     async def _ask(
         self, tool_name: str, tool_input: JsonObject | None, context: Mapping[str, Any]
     ) -> PermissionResult:
-        cwd = self.inputs.cwd or "."
         if tool_input is None:
-            from hookd.testing.inputs import tool_input_for
-
-            tool_input = tool_input_for(tool_name, cwd)
+            tool_input = tool_input_for(tool_name, self.inputs.cwd or os.getcwd())
         return await ask_permission(self.registry, tool_name, tool_input, context)
 
     def __repr__(self) -> str:

@@ -141,3 +141,15 @@ def test_the_context_reads_as_the_sdks_mapping_beside_its_attributes() -> None:
     with pytest.raises(KeyError):
         ctx["missing"]
     assert (ctx.callback_id, ctx.event, ctx.state) == ("hook_1", "Stop", {})
+
+
+@pytest.mark.req("R-713")
+def test_hookd_run_takes_the_option_and_records_it_for_replay() -> None:
+    from hookd.cli.run import build_run_parser
+    from hookd.host.main import _serve_args
+
+    args = build_run_parser().parse_args(["--hooks", "h.py", "--can-use-tool", "ask_user"])
+    assert args.can_use_tool == "ask_user"
+    assert _serve_args(args) == ("--can-use-tool", "ask_user")
+    shown = run_console("run", "--help")
+    assert "--can-use-tool NAME" in shown.stdout
