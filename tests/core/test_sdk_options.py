@@ -146,7 +146,7 @@ def test_the_context_reads_as_the_sdks_mapping_beside_its_attributes() -> None:
 @pytest.mark.req("R-713")
 def test_hookd_run_takes_the_option_and_records_it_for_replay() -> None:
     from hookd.cli.run import build_run_parser
-    from hookd.host.main import _serve_args
+    from hookd.cli.run import _serve_args
 
     args = build_run_parser().parse_args(["--hooks", "h.py", "--can-use-tool", "ask_user"])
     assert args.can_use_tool == "ask_user"
