@@ -145,10 +145,13 @@ def test_the_context_reads_as_the_sdks_mapping_beside_its_attributes() -> None:
 
 @pytest.mark.req("R-713")
 def test_hookd_run_takes_the_option_and_records_it_for_replay() -> None:
-    from hookd.cli.run import build_run_parser
-    from hookd.cli.run import _serve_args
+    import argparse
 
-    args = build_run_parser().parse_args(["--hooks", "h.py", "--can-use-tool", "ask_user"])
+    from hookd.cli.run import _serve_args, configure_run_parser
+
+    parser = argparse.ArgumentParser()
+    configure_run_parser(parser)
+    args = parser.parse_args(["--hooks", "h.py", "--can-use-tool", "ask_user"])
     assert args.can_use_tool == "ask_user"
     assert _serve_args(args) == ("--can-use-tool", "ask_user")
     shown = run_console("run", "--help")

@@ -171,3 +171,8 @@ def test_the_result_repr_shows_decision_output_and_hooks(hooks: Hooks) -> None:
     text = repr(result)
     assert text.startswith("FireResult(PreToolUse: decision='none'")
     assert "<hook_2 guard: ok, output={}>" in text
+
+
+def test_a_dotted_module_name_loads_too() -> None:
+    hooks = hookd.testing.load("tests.hooks.kit_guard")
+    assert hooks.fire_sync("PreToolUse", tool_input={"command": "rm -rf /"}).decision == "deny"
