@@ -14,10 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import sniffio
-import trio
 
-from hookd.transcript.format import load
-from hookd.transcript.replay import ReplayConfig, ReplayResult, format_report, replay
+from hookd.transcript.replay import ReplayConfig, ReplayResult, format_report, replay_file
 
 __all__ = ["ReplayMismatch", "assert_replays", "replay_transcript"]
 
@@ -44,7 +42,7 @@ def replay_transcript(
         timeout_s=timeout,
         serve_args=tuple(serve_args),
     )
-    run = functools.partial(trio.run, replay, load(transcript), config)
+    run = functools.partial(replay_file, transcript, config)  # what `hookd replay` runs
     try:
         sniffio.current_async_library()
     except sniffio.AsyncLibraryNotFoundError:
