@@ -53,7 +53,8 @@ Run COMMAND and record the protocol traffic into a transcript that
   --via env     COMMAND is a CLI that spawns `hookd serve` itself: the recorder
                 sets HOOKD_RECORD=FILE and hookd serve records its own session
                 ({pid} in FILE becomes each server's process id).
-  --via auto    proxy for a `hookd serve` command, env otherwise (default).
+  --via auto    proxy for a `hookd serve` command, env otherwise, and for
+                `hookd serve --http` (which records its HTTP exchanges) (default).
 
 The exit status is COMMAND's.
 """
@@ -111,7 +112,9 @@ def record_main(args: argparse.Namespace) -> int:
 
     via = args.via
     if via == "auto":
-        via = "proxy" if serve_invocation(command) is not None else "env"
+        serve = serve_invocation(command)
+        over_http = serve is not None and any(a.split("=")[0] == "--http" for a in serve)
+        via = "proxy" if serve is not None and not over_http else "env"
     if via == "env":
         return record_env(command, args.out)
     return record_proxy(command, args.out, proxy_header(command, Path(args.out)))

@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hookd.transcript.session import ReplayConfig
 
 __all__ = ["add_replay_parser", "main", "replay_main"]
 
@@ -14,6 +17,9 @@ DESCRIPTION = """\
 Start `hookd serve HOOKS`, play the CLI's side of each TRANSCRIPT into it and
 check every answer against the recorded one (matched by request id, compared as
 parsed JSON). A request the recording never answered must get no answer.
+A transcript recorded from `hookd serve --http` (header mode "http") is
+replayed against `hookd serve HOOKS --http`: its requests are POSTed on as many
+keep-alive connections as were recorded, and each status and body compared.
 Exit status: 0 when every transcript matches, 1 otherwise, 2 on a usage error.
 """
 
@@ -81,7 +87,6 @@ def add_replay_parser(subparsers: Any) -> argparse.ArgumentParser:
 def replay_main(args: argparse.Namespace) -> int:
     """Run ``hookd replay`` with parsed arguments; the exit status."""
     from hookd.transcript.format import TranscriptError
-    from hookd.transcript.replay import format_report, replay_file
     from hookd.transcript.session import ReplayConfig
 
     config = ReplayConfig(
@@ -94,14 +99,30 @@ def replay_main(args: argparse.Namespace) -> int:
     status = 0
     for path in args.transcripts:
         try:
-            result = replay_file(path, config)
+            ok, report = _replay_one(path, config)
         except TranscriptError as exc:
             print(f"hookd replay: error: {exc}", file=sys.stderr)
             return 2
-        if not (result.ok and args.quiet):
-            print(format_report(result))
-        status = status or (0 if result.ok else 1)
+        if not (ok and args.quiet):
+            print(report)
+        status = status or (0 if ok else 1)
     return status
+
+
+def _replay_one(path: str, config: ReplayConfig) -> tuple[bool, str]:
+    """Replay one transcript (stdio or http); whether it matched, and the report."""
+    import trio
+
+    from hookd.transcript.format import load
+    from hookd.transcript.http_replay import replay_http
+    from hookd.transcript.replay import format_report, replay_file
+
+    transcript = load(path)
+    if transcript.header.mode == "http":
+        http = trio.run(replay_http, transcript, config)
+        return http.ok, http.report()
+    result = replay_file(path, config)
+    return result.ok, format_report(result)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

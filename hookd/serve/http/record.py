@@ -19,11 +19,20 @@ from pathlib import Path
 from typing import Any, BinaryIO, Final
 
 import msgspec
+import structlog
 
 from hookd.serve.http.codec import Request
-from hookd.transcript.format import FROM_HOOKD, RECORD_ENV, TO_HOOKD, header_line, hooks_reference
+from hookd.transcript.format import (
+    FROM_HOOKD,
+    RECORD_ENV,
+    TO_HOOKD,
+    header_line,
+    recording_header,
+)
 
 __all__ = ["HttpRecorder", "recorder_from_env"]
+
+log = structlog.get_logger("hookd.http")
 
 _decoder: Final = msgspec.json.Decoder()
 _encoder: Final = msgspec.json.Encoder()
@@ -73,15 +82,19 @@ class HttpRecorder:
 
 
 def recorder_from_env(hooks: str | None, serve_args: list[str]) -> HttpRecorder | None:
-    """A recorder into ``$HOOKD_RECORD`` (``{pid}`` replaced) when it is set, else None."""
+    """A recorder into ``$HOOKD_RECORD`` (``{pid}`` replaced) when it is set, else None.
+
+    A file that cannot be written is logged as a warning and the server runs
+    unrecorded: a broken recording must not stop the hooks.
+    """
     target = os.environ.get(RECORD_ENV)
     if not target:
         return None
     path = Path(target.replace("{pid}", str(os.getpid())))
-    header = {
-        "mode": "http",
-        "hooks": hooks_reference(hooks, path.parent),
-        "serve_args": serve_args or None,
-        "description": f"recorded by hookd serve --http (pid {os.getpid()})",
-    }
-    return HttpRecorder(path, header)
+    description = f"recorded by hookd serve --http (pid {os.getpid()})"
+    header = recording_header("http", description, hooks, serve_args, path.parent)
+    try:
+        return HttpRecorder(path, header)
+    except OSError as exc:
+        log.warning("record.off", error=f"{exc}; serving without recording ({RECORD_ENV})")
+        return None

@@ -102,9 +102,12 @@ def _remove_ready_file(path: str) -> None:
             os.unlink(path)
 
 
-def _serve_args() -> list[str]:
+def _serve_args(hooks: str | None) -> list[str]:
+    """The options this process was started with, less the hooks and the replay's own."""
     argv = sys.argv[1:]
     rest = argv[argv.index("serve") + 1 :] if "serve" in argv else []
+    if hooks in rest:
+        rest.remove(hooks)
     out: list[str] = []
     skip = False
     for word in rest:
@@ -144,7 +147,7 @@ def run_http(args: argparse.Namespace) -> int:
     )
     gate = Gate(token, extra_hosts=(address.host,) if address.explicit else ())
     hooks = Hooks(RegistryHolder(registry, module or args.hooks), validate=args.validate)
-    recorder = recorder_from_env(args.hooks, _serve_args())
+    recorder = recorder_from_env(args.hooks, _serve_args(args.hooks))
     server = HttpServer(hooks, gate, config, recorder=recorder)
     try:
         error = _run_trio(server, args.ready_file)
