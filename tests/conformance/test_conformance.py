@@ -12,7 +12,9 @@ import pytest
 import trio
 
 from hookd.transcript.format import load
+from hookd.transcript.http_replay import HttpReplayResult, replay_http
 from hookd.transcript.replay import ReplayResult, format_report, replay
+from hookd.transcript.session import ReplayConfig
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
 TRANSCRIPTS = sorted([*CONFORMANCE.glob("transcripts/*.jsonl"), *CONFORMANCE.glob("cases/*.jsonl")])
@@ -23,13 +25,20 @@ def _name(path: Path) -> str:
     return f"{path.parent.name}/{path.name}"
 
 
-async def _replay_all() -> dict[Path, ReplayResult]:
+Result = ReplayResult | HttpReplayResult
+
+
+async def _replay_all() -> dict[Path, Result]:
     limiter = trio.CapacityLimiter(PARALLEL)
-    results: dict[Path, ReplayResult] = {}
+    results: dict[Path, Result] = {}
 
     async def one(path: Path) -> None:
+        transcript = load(path)
         async with limiter:
-            results[path] = await replay(load(path))
+            if transcript.header.mode == "http":  # recorded from hookd serve --http
+                results[path] = await replay_http(transcript, ReplayConfig())
+            else:
+                results[path] = await replay(transcript)
 
     async with trio.open_nursery() as nursery:
         for path in TRANSCRIPTS:
@@ -38,7 +47,7 @@ async def _replay_all() -> dict[Path, ReplayResult]:
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[Path, ReplayResult]:
+def results() -> dict[Path, Result]:
     return trio.run(_replay_all)
 
 
@@ -48,6 +57,8 @@ def test_the_suite_holds_the_real_recordings_and_the_cases() -> None:
         "transcripts/v2.1.330_allow.jsonl",
         "transcripts/v2.1.330_deny.jsonl",
         "transcripts/v2.1.330_error-then-can_use_tool.jsonl",
+        "transcripts/http_session.jsonl",
+        "transcripts/http_prompt_blocked.jsonl",
     } <= names
     assert len(names) > 10
 
@@ -62,6 +73,9 @@ def test_transcript_names_its_hooks_and_requirements(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=_name)
-def test_transcript_replays_green(path: Path, results: dict[Path, ReplayResult]) -> None:
+def test_transcript_replays_green(path: Path, results: dict[Path, Result]) -> None:
     result = results[path]
-    assert result.ok, format_report(result)
+    if isinstance(result, HttpReplayResult):
+        assert result.ok, result.report()
+    else:
+        assert result.ok, format_report(result)
