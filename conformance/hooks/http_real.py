@@ -3,10 +3,10 @@
 PreToolUse on Bash, by what the command holds: ``rm -rf`` deny; ``rewrite X`` (first) allow
 and run ``echo X`` instead; ``context:X`` allow with added context; ``raise`` raise
 (PreToolUse blocks on failure); ``hang`` never answer (timeout 1.5 s); ``touch`` (first) no
-opinion (the CLI's permission flow, hence PermissionRequest, decides); anything else allow. PostToolUse raises under
-``continue`` when the command mentions ``postfail``. PermissionRequest allows commands that
-mention ``permitted`` and denies the others. UserPromptSubmit blocks prompts that mention
-``forbidden`` and adds context to the others.
+opinion (the CLI's permission flow, hence PermissionRequest, decides); anything else allow.
+PostToolUse raises under ``continue`` when the command mentions ``postfail``.
+PermissionRequest allows commands that mention ``permitted`` and denies the others.
+UserPromptSubmit blocks prompts that mention ``forbidden`` and adds context to the others.
 """
 
 from __future__ import annotations
