@@ -22,9 +22,10 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from hookd.core.schemas import render_schema, schema_names, write_schemas
+from hookd.errors import json_type
 from hookd.events import EVENTS
 from hookd.events.validation import check_input, validate_output
 
@@ -241,15 +242,11 @@ def _request(report: _Report, pending: _Pending, line: int, request: _Request) -
     report.result(line, _name(key), check_input(event, hook_input))
 
 
-_JSON_TYPES: Final = {dict: "object", list: "array", str: "string", bool: "boolean"}
-
-
 def _mistyped(name: str, expected: str, holder: dict[str, Any], key: str) -> str:
     if key not in holder:
         return f"{name}: required field missing"
     value = holder[key]
-    got = "null" if value is None else _JSON_TYPES.get(type(value), "number")
-    return f"{name}: expected {expected}, got {got}"
+    return f"{name}: expected {expected}, got {json_type(value, integers=False)}"
 
 
 def _success(msg: dict[str, Any]) -> tuple[tuple[str, Any], Any] | None:

@@ -14,7 +14,6 @@ the other entries still load.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
@@ -26,7 +25,7 @@ from hookd.command.hook import add_command
 from hookd.core.matcher import MatcherError, compile_matcher
 from hookd.core.registration import CustomEvent
 from hookd.core.registry import Registry, RetryPolicy
-from hookd.errors import HookdError
+from hookd.errors import HookdError, json_type, msgspec_problem
 from hookd.events.names import unknown_event
 
 __all__ = ["SettingsError", "load_settings", "project_dir"]
@@ -80,7 +79,6 @@ class CommandEntry(msgspec.Struct, rename="camel"):
 
 
 _KNOWN_FIELDS: Final = frozenset(f.encode_name for f in msgspec.structs.fields(CommandEntry))
-_AT_PATH: Final = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>.*)`)?$")
 
 
 def load_settings(paths: list[str], registry: Registry) -> list[str]:
@@ -237,23 +235,11 @@ def _type_problem(kind: Any) -> str:
 
 def _located(where: str, message: str) -> tuple[str, str]:
     """Move msgspec's ``- at `$.x`` suffix into the entry path."""
-    found = _AT_PATH.match(message)
-    assert found is not None  # the pattern matches any string
-    what = found["what"]
-    return f"{where}{found['path'] or ''}", f"{what[:1].lower()}{what[1:]}; skipped"
+    problem = msgspec_problem(message)
+    what = problem.what
+    return f"{where}{problem.path}", f"{what[:1].lower()}{what[1:]}; skipped"
 
 
 def _json_kind(value: Any) -> str:
-    match value:
-        case None:
-            return "null"
-        case bool():
-            return "a boolean"
-        case int() | float():
-            return "a number"
-        case str():
-            return "a string"
-        case list():
-            return "an array"
-        case _:
-            return "an object"
+    kind = json_type(value, integers=False)
+    return kind if kind == "null" else f"{'an' if kind[0] in 'ao' else 'a'} {kind}"

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 import msgspec
 
+from hookd.errors import msgspec_problem
 from hookd.wire.errors import UNSUPPORTED_SUBTYPE_TEXT, ErrorKind
 from hookd.wire.messages import (
     RPC_CANCEL_METHOD,
@@ -139,8 +140,13 @@ def _convert_body(
 
 def error_path(exc: msgspec.ValidationError) -> str:
     """msgspec says ``Object missing required field `x` - at `$.y` ``; keep it readable."""
-    text = str(exc).replace("`", "'")
-    return text.replace(" - at '$'", "").replace("'$.", "'")
+    problem = msgspec_problem(str(exc))
+    what = problem.what.replace("`", "'")
+    if not problem.path:
+        return what
+    at = problem.path[1:] if problem.path.startswith(".") else "$" + problem.path
+    key = "'key' in " if problem.key else ""
+    return f"{what} - at {key}'{at}'"
 
 
 # ------------------------------------------------------------------------- JSON-RPC
