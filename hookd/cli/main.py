@@ -7,6 +7,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from hookd._version import __version__
 from hookd.cli.options import SERVE_DESCRIPTION, add_can_use_tool_option, configure_serve_parser
@@ -80,6 +81,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     configure_serve_parser(serve)
 
+    _add_offline_commands(sub)
+    for name, (module, adder, summary) in LAZY_COMMANDS.items():
+        if name == command:  # its module (and trio) is imported only when it runs
+            getattr(importlib.import_module(module), adder)(sub)
+        else:
+            sub.add_parser(name, help=summary, add_help=False)
+
+    return parser
+
+
+def _add_offline_commands(sub: Any) -> None:
+    """``check``, ``demo``, ``schema`` and ``validate``: cheap parsers, built every time."""
     check = sub.add_parser("check", help="load HOOKS and print its registration table")
     check.add_argument(
         "hooks",
@@ -109,18 +122,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     schema.add_argument("name", nargs="?", metavar="NAME", help="schema to print")
     schema.add_argument("--write", metavar="DIR", help="write every schema under DIR")
 
-    for name, (module, adder, summary) in LAZY_COMMANDS.items():
-        if name == command:  # its module (and trio) is imported only when it runs
-            getattr(importlib.import_module(module), adder)(sub)
-        else:
-            sub.add_parser(name, help=summary, add_help=False)
-
     validate = sub.add_parser("validate", help="check hook outputs or a transcript offline")
     validate.add_argument("file", metavar="FILE", help="JSON file, JSON lines, transcript, or -")
     validate.add_argument(
         "--event", metavar="EVENT", help="the hook event of the outputs (when they do not say)"
     )
-    return parser
 
 
 def _needs_hooks(args: argparse.Namespace) -> bool:

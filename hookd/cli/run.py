@@ -48,6 +48,19 @@ def configure_run_parser(p: argparse.ArgumentParser) -> None:
         help="run this one prompt, then end the session; without it, hookd relays "
         "the stream-json user messages it reads on stdin until EOF",
     )
+    _add_run_options(p)
+    add_can_use_tool_option(p)
+    add_log_options(p, default_level="warning")
+    p.add_argument(
+        "cli_command",
+        nargs=argparse.REMAINDER,
+        metavar="-- CLI_COMMAND",
+        help="the CLI to run and its arguments, after `--` (default: claude)",
+    )
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """Timeouts, validation and the progress view."""
     p.add_argument(
         "--timeout",
         type=positive_seconds,
@@ -73,14 +86,6 @@ def configure_run_parser(p: argparse.ArgumentParser) -> None:
         choices=["auto", "always", "never"],
         default="auto",
         help="readable progress lines on stderr; auto = when stderr is a terminal",
-    )
-    add_can_use_tool_option(p)
-    add_log_options(p, default_level="warning")
-    p.add_argument(
-        "cli_command",
-        nargs=argparse.REMAINDER,
-        metavar="-- CLI_COMMAND",
-        help="the CLI to run and its arguments, after `--` (default: claude)",
     )
 
 

@@ -120,6 +120,17 @@ async def dispatch(
         hooks, chain = await run.in_order(selected, input_data)
     else:
         hooks, chain = await run.in_parallel(selected, input_data), []
+    return _merged(event, hooks, chain, sequential, request_id)
+
+
+def _merged(
+    event: str,
+    hooks: list[HookRecord],
+    chain: list[ChainStep],
+    sequential: bool,
+    request_id: wire.RequestId | None,
+) -> DispatchResult:
+    """The hooks' outputs merged into one result; conflicts logged."""
     votes = [Vote(h.callback_id, h.output) for h in hooks if h.output is not None]
     merged = merge_guarded(event, votes, sequential=sequential)
     for conflict in merged.conflicts:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import collections
 import contextlib
 import time
+from functools import partial
 from typing import Any, Final
 
 import structlog
 import trio
 
 from hookd import wire
+from hookd.core.context import HookContext
 from hookd.core.policy import resolve
 from hookd.core.registry import Registration, Registry
 from hookd.engine.executor import Executor, effective_timeout
@@ -205,16 +207,9 @@ class Server:
             )
             return False
         ctx = self._handlers.context(call.request_id, reg, body)
-
-        def become_runner() -> None:
-            self._waits.add(reg.callback_id)
-            runner.adopt(call, key, reg, ctx, started)
-            runner.flight.size = size
-            self._inflight.add(key, runner.flight)
-            runner.scope.deadline = trio.current_time() + effective_timeout(reg.timeout_s)
-            assert self._router.nursery is not None
-            self._router.nursery.start_soon(self._reader)
-
+        become_runner = partial(
+            self._become_runner, runner, size, call=call, key=key, reg=reg, ctx=ctx, started=started
+        )
         outcome = await self.executor.run_inline(
             reg, body.input, body.tool_use_id, ctx, become_runner
         )
@@ -227,6 +222,26 @@ class Server:
             call.framing, call.request_id, None, answer, started=started, call=call
         )
         return runner.call is not None
+
+    def _become_runner(
+        self,
+        runner: Runner,
+        size: int,
+        *,
+        call: wire.Call,
+        key: Key,
+        reg: Registration,
+        ctx: HookContext,
+        started: float,
+    ) -> None:
+        """The inline hook yielded to trio: this task stays with it; a new one reads."""
+        self._waits.add(reg.callback_id)
+        runner.adopt(call, key, reg, ctx, started)
+        runner.flight.size = size
+        self._inflight.add(key, runner.flight)
+        runner.scope.deadline = trio.current_time() + effective_timeout(reg.timeout_s)
+        assert self._router.nursery is not None
+        self._router.nursery.start_soon(self._reader)
 
     def _internal_error(self, call: wire.Call, runner: Runner, exc: Exception) -> bool:
         log.exception("internal.error", request_id=call.request_id)
