@@ -21,6 +21,7 @@ from typing import Any, Final
 import msgspec
 
 from hookd.command.result import MAX_OUTPUT_BYTES, Finished
+from hookd.core.policy import deny_output
 from hookd.errors import HookdError, InvalidOutputError
 
 __all__ = [
@@ -143,13 +144,7 @@ def _success(event: str, done: Finished, max_output_bytes: int) -> dict[str, Any
 def _blocking(event: str, reason: str) -> dict[str, Any]:
     match EXIT_2.get(event, Exit2.SHOW):
         case Exit2.DENY:
-            return {
-                "hookSpecificOutput": {
-                    "hookEventName": event,
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": reason,
-                }
-            }
+            return deny_output(event, reason)
         case Exit2.BLOCK:
             return {"decision": "block", "reason": reason}
         case Exit2.DECLINE:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final, TypeVar
 
+from hookd.core.policy import PERMISSION_REQUEST, deny_output
 from hookd.core.registration import CustomEvent
 from hookd.core.registry import OnFailure, Registry, RetryPolicy, Runner
 
@@ -110,11 +111,10 @@ def _specific(event: str | None, **fields: Any) -> dict[str, Any]:
 
 #: Events whose ``hookSpecificOutput`` takes ``permissionDecision``.
 _DECIDED: Final = ("PreToolUse", "PreModelSwitch")
-_PERMISSION_REQUEST: Final = "PermissionRequest"
 
 
 def _decision_event(helper: str, event: str) -> None:
-    if event not in (*_DECIDED, _PERMISSION_REQUEST):
+    if event not in (*_DECIDED, PERMISSION_REQUEST):
         raise ValueError(
             f"{helper}() builds a permission decision, which {event} does not take "
             f"(PreToolUse, PreModelSwitch, PermissionRequest); use block(reason) "
@@ -129,7 +129,7 @@ def allow(reason: str | None = None, *, event: str = "PreToolUse") -> dict[str, 
     shape; it carries no reason, so ``reason`` is not sent there.
     """
     _decision_event("allow", event)
-    if event == _PERMISSION_REQUEST:
+    if event == PERMISSION_REQUEST:
         return _specific(event, decision={"behavior": "allow"})
     return _specific(event, permissionDecision="allow", permissionDecisionReason=reason)
 
@@ -137,9 +137,7 @@ def allow(reason: str | None = None, *, event: str = "PreToolUse") -> dict[str, 
 def deny(reason: str, *, event: str = "PreToolUse") -> dict[str, Any]:
     """Refuse the tool call; ``reason`` is shown to the model."""
     _decision_event("deny", event)
-    if event == _PERMISSION_REQUEST:
-        return _specific(event, decision={"behavior": "deny", "message": reason})
-    return _specific(event, permissionDecision="deny", permissionDecisionReason=reason)
+    return deny_output(event, reason)
 
 
 def ask(reason: str | None = None, *, event: str = "PreToolUse") -> dict[str, Any]:
@@ -150,7 +148,7 @@ def ask(reason: str | None = None, *, event: str = "PreToolUse") -> dict[str, An
     (if any) is shown to the user as ``systemMessage``.
     """
     _decision_event("ask", event)
-    if event == _PERMISSION_REQUEST:
+    if event == PERMISSION_REQUEST:
         return {"systemMessage": reason} if reason else {}
     return _specific(event, permissionDecision="ask", permissionDecisionReason=reason)
 

@@ -15,12 +15,23 @@ invalid_output     error response with the outcome's ``error_code``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from hookd.core.registry import Registration
 from hookd.wire.errors import ErrorKind
 
-__all__ = ["Answer", "Outcome", "abort_output", "blocking_output", "resolve"]
+__all__ = [
+    "PERMISSION_REQUEST",
+    "Answer",
+    "Outcome",
+    "abort_output",
+    "blocking_output",
+    "deny_output",
+    "resolve",
+]
+
+#: The one event whose deny is ``decision.behavior``.
+PERMISSION_REQUEST: Final = "PermissionRequest"
 
 OutcomeKind = Literal["ok", "abort", "exception", "timeout", "invalid_output", "cancelled"]
 
@@ -94,24 +105,24 @@ def block_style(event: str) -> str:
     return spec.block_style if spec is not None else "none"
 
 
+def deny_output(event: str, reason: str) -> dict[str, Any]:
+    """The output that denies ``event``'s tool or permission with ``reason``.
+
+    ``decision.behavior`` on PermissionRequest, ``permissionDecision`` elsewhere.
+    """
+    specific: dict[str, Any]
+    if event == PERMISSION_REQUEST:
+        specific = {"decision": {"behavior": "deny", "message": reason}}
+    else:
+        specific = {"permissionDecision": "deny", "permissionDecisionReason": reason}
+    return {"hookSpecificOutput": {"hookEventName": event, **specific}}
+
+
 def blocking_output(event: str, reason: str) -> dict[str, Any] | None:
     """The output that blocks ``event`` with ``reason``; None if it cannot block."""
     match block_style(event):
-        case "permission_decision":
-            return {
-                "hookSpecificOutput": {
-                    "hookEventName": event,
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": reason,
-                }
-            }
-        case "permission_request":
-            return {
-                "hookSpecificOutput": {
-                    "hookEventName": event,
-                    "decision": {"behavior": "deny", "message": reason},
-                }
-            }
+        case "permission_decision" | "permission_request":
+            return deny_output(event, reason)
         case "decision":
             return {"decision": "block", "reason": reason}
         case _:
@@ -122,9 +133,5 @@ def abort_output(event: str, reason: str) -> dict[str, Any]:
     """``HookAbortError``'s answer: stop the run, and deny the tool on PreToolUse."""
     out: dict[str, Any] = {"continue": False, "stopReason": reason}
     if block_style(event) == "permission_decision":
-        out["hookSpecificOutput"] = {
-            "hookEventName": event,
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason,
-        }
+        out.update(deny_output(event, reason))
     return out
