@@ -32,7 +32,7 @@ log = structlog.get_logger("hookd.command")
 _LABEL_CHARS: Final = 60
 _LOG_CHARS: Final = 2000
 
-ProcessRunner = Callable[..., Awaitable[Finished]]
+Spawn = Callable[..., Awaitable[Finished]]
 
 
 class CommandHook:
@@ -55,7 +55,7 @@ class CommandHook:
         retry: RetryPolicy | None = None,
         max_output_bytes: int = MAX_OUTPUT_BYTES,
         grace_s: float = GRACE_S,
-        runner: ProcessRunner = run_process,
+        spawn: Spawn = run_process,
     ) -> None:
         self.command = command
         self.argv = [command, *args] if args is not None else [shell, "-c", command]
@@ -63,7 +63,7 @@ class CommandHook:
         self.retry = retry
         self.max_output_bytes = max_output_bytes
         self.grace_s = grace_s
-        self.runner = runner
+        self.spawn = spawn
         self.label = clip(" ".join([command, *(args or [])]), _LABEL_CHARS)
         self.__qualname__ = f"command `{self.label}`"
 
@@ -75,7 +75,7 @@ class CommandHook:
     ) -> dict[str, Any]:
         started = time.monotonic()
         try:
-            done = await self.runner(
+            done = await self.spawn(
                 self.argv,
                 input_bytes=msgspec.json.encode(input_data),
                 cwd=_cwd(input_data) or self.project_dir or os.environ.get("CLAUDE_PROJECT_DIR"),

@@ -20,12 +20,12 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
-from hookd.command.exit_code import EXIT_2
 from hookd.command.hook import add_command
 from hookd.core.matcher import MatcherError, compile_matcher
 from hookd.core.registration import CustomEvent
 from hookd.core.registry import Registry, RetryPolicy
 from hookd.errors import HookdError, json_type, msgspec_problem
+from hookd.events import EVENTS
 from hookd.events.names import unknown_event
 
 __all__ = ["SettingsError", "load_settings", "project_dir"]
@@ -138,7 +138,7 @@ class _Loader:
 
     def _load_event(self, path: str, root: str | None, event: str, groups: Any) -> None:
         where = f"{path}: hooks.{event}"
-        if event not in EXIT_2:
+        if event not in EVENTS:
             self.warn(where, f"{unknown_event(event)}; registered anyway")
             event = CustomEvent(event)
         if not isinstance(groups, list):

@@ -57,9 +57,9 @@ def _libraries(globs: Mapping[str, Any], names: Iterable[str]) -> set[str]:
             continue
         origin = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", "")
         root = str(origin or "").split(".")[0]
-        if root in ("asyncio", "claude_agent_sdk", "anyio"):
-            found.add("asyncio" if root != "anyio" else "anyio")
-        elif root == "trio":
+        if root in ("asyncio", "claude_agent_sdk"):
+            found.add("asyncio")
+        elif root in ("trio", "anyio"):  # anyio code runs on hookd's own trio loop
             found.add("trio")
     return found
 

@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-__all__ = ["Conflict", "Merged", "Vote", "merge", "merge_outputs"]
+__all__ = ["Conflict", "Merged", "Vote", "merge"]
 
 Path = tuple[str, ...]
 HSO: Final = "hookSpecificOutput"
@@ -160,11 +160,6 @@ def merge(event: str, votes: Sequence[Vote], *, sequential: bool = False) -> Mer
             _merge_field((*ns, key), objs, target, merged, sequential)
     _finish(event, merged.output)
     return merged
-
-
-def merge_outputs(event: str, outputs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Merge plain outputs in parallel mode, naming them by position (``0``, ``1``, ...)."""
-    return merge(event, [Vote(str(i), o) for i, o in enumerate(outputs)]).output
 
 
 def _merge_field(

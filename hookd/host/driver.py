@@ -174,7 +174,7 @@ class Driver:
         """Relay hookd's stdin (stream-json lines) to the CLI until EOF."""
         framer = wire.LineFramer(self.options.config.max_line_bytes)
         if self.io.stdin is not None:
-            while data := await self.io.stdin.receive_some(256 * 1024):
+            while data := await self.io.stdin.receive_some(wire.READ_SIZE):
                 for line in framer.feed(bytes(data)):
                     self._relay_line(line)
         tail = framer.close()

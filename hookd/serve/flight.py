@@ -1,4 +1,4 @@
-"""What the server keeps about requests in flight: flights, runners, batches, the book."""
+"""What the server keeps about requests in flight: flights, inline runs, batches, the book."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hookd import wire
 from hookd.core.context import HookContext
 from hookd.core.registry import Registration
 
-__all__ = ["Batch", "Flight", "InFlight", "Key", "Runner"]
+__all__ = ["Batch", "Flight", "InFlight", "InlineRun", "Key"]
 
 Key = tuple[wire.Framing, wire.RequestId]
 
@@ -26,7 +26,7 @@ class Flight:
         self.batch = batch
 
 
-class Runner:
+class InlineRun:
     """A reader task's state once it stays with a hook that yielded to trio."""
 
     __slots__ = ("call", "ctx", "flight", "key", "reg", "scope", "started")

@@ -25,7 +25,7 @@ from hookd.core.registry import Registration, Registry
 from hookd.engine.executor import Executor, effective_timeout
 from hookd.serve import log as hookd_log
 from hookd.serve.config import ServeConfig
-from hookd.serve.flight import InFlight, Key, Runner
+from hookd.serve.flight import InFlight, InlineRun, Key
 from hookd.serve.handlers import Handlers, internal_error, invalid
 from hookd.serve.reply import Replies
 from hookd.serve.router import PassthroughSink, Router
@@ -35,7 +35,6 @@ __all__ = ["ServeConfig", "Server", "serve"]
 
 log = structlog.get_logger("hookd.server")
 
-READ_SIZE: Final = 256 * 1024
 LOG_FLUSH_S: Final = 0.05
 
 
@@ -119,29 +118,29 @@ class Server:
     # -- reading ------------------------------------------------------------
 
     async def _reader(self) -> None:
-        """Read and serve lines until EOF, or until this task becomes a hook's runner.
+        """Read and serve lines until EOF, or until this task stays with an inline hook.
 
         A trio hook runs inline in the reader. If it yields to trio before it
         is done, a new reader task takes over the remaining lines and this one
         stays with the hook, under its own cancel scope as the hook's deadline.
         """
-        runner = Runner()
-        with runner.scope:
-            await self._read_lines(runner)
-        if runner.call is not None:
-            self._end_runner(runner)
+        inline = InlineRun()
+        with inline.scope:
+            await self._read_lines(inline)
+        if inline.call is not None:
+            self._end_inline(inline)
 
-    async def _read_lines(self, runner: Runner) -> None:
+    async def _read_lines(self, inline: InlineRun) -> None:
         while True:
             while self._pending:
-                if await self._on_line(self._pending.popleft(), runner):
+                if await self._on_line(self._pending.popleft(), inline):
                     return  # this task now runs a hook; another one reads
             if self._eof:
                 break
             self._writer.write_now()
             await self._writer.wait_drained()  # the peer is not reading: neither do we
             assert self._receive is not None
-            data = await self._receive.receive_some(READ_SIZE)
+            data = await self._receive.receive_some(wire.READ_SIZE)
             if data:
                 self._pending.extend(self._framer.feed(bytes(data)))
             else:
@@ -152,8 +151,8 @@ class Server:
         log.info("stdin.closed", in_flight=len(self._inflight))
         self._reading_done.set()
 
-    async def _on_line(self, line: bytes | wire.Oversize, runner: Runner) -> bool:
-        """Serve one line; True when this task has become the runner of a hook."""
+    async def _on_line(self, line: bytes | wire.Oversize, inline: InlineRun) -> bool:
+        """Serve one line; True when this task stays with a hook (see InlineRun)."""
         if isinstance(line, wire.Oversize):
             self._router.on_oversize(line, self.config.max_line_bytes)
             return False
@@ -169,9 +168,9 @@ class Server:
             reg = self.registry.get(decoded.body.callback_id)
             if reg is not None and self._runs_inline(reg):
                 try:
-                    return await self._inline(decoded, decoded.body, reg, runner, len(line))
+                    return await self._inline(decoded, decoded.body, reg, inline, len(line))
                 except Exception as exc:  # a fault in hookd itself: answer, keep reading
-                    return self._internal_error(decoded, runner, exc)
+                    return self._internal_error(decoded, inline, exc)
         self._router.on_message(decoded, line, None)
         return False
 
@@ -191,7 +190,7 @@ class Server:
         call: wire.Call,
         body: wire.HookCallback,
         reg: Registration,
-        runner: Runner,
+        inline: InlineRun,
         size: int,
     ) -> bool:
         assert call.request_id is not None
@@ -207,25 +206,23 @@ class Server:
             )
             return False
         ctx = self._handlers.context(call.request_id, reg, body)
-        become_runner = partial(
-            self._become_runner, runner, size, call=call, key=key, reg=reg, ctx=ctx, started=started
+        keep_hook = partial(
+            self._keep_hook, inline, size, call=call, key=key, reg=reg, ctx=ctx, started=started
         )
-        outcome = await self.executor.run_inline(
-            reg, body.input, body.tool_use_id, ctx, become_runner
-        )
-        if runner.call is not None:
-            if runner.flight.withdrawn:
+        outcome = await self.executor.run_inline(reg, body.input, body.tool_use_id, ctx, keep_hook)
+        if inline.call is not None:
+            if inline.flight.withdrawn:
                 return True
             self._inflight.drop(key)
         answer = resolve(reg, outcome)
         self._replies.finish(
             call.framing, call.request_id, None, answer, started=started, call=call
         )
-        return runner.call is not None
+        return inline.call is not None
 
-    def _become_runner(
+    def _keep_hook(
         self,
-        runner: Runner,
+        inline: InlineRun,
         size: int,
         *,
         call: wire.Call,
@@ -236,33 +233,33 @@ class Server:
     ) -> None:
         """The inline hook yielded to trio: this task stays with it; a new one reads."""
         self._waits.add(reg.callback_id)
-        runner.adopt(call, key, reg, ctx, started)
-        runner.flight.size = size
-        self._inflight.add(key, runner.flight)
-        runner.scope.deadline = trio.current_time() + effective_timeout(reg.timeout_s)
+        inline.adopt(call, key, reg, ctx, started)
+        inline.flight.size = size
+        self._inflight.add(key, inline.flight)
+        inline.scope.deadline = trio.current_time() + effective_timeout(reg.timeout_s)
         assert self._router.nursery is not None
         self._router.nursery.start_soon(self._reader)
 
-    def _internal_error(self, call: wire.Call, runner: Runner, exc: Exception) -> bool:
+    def _internal_error(self, call: wire.Call, inline: InlineRun, exc: Exception) -> bool:
         log.exception("internal.error", request_id=call.request_id)
-        if runner.call is not None:
-            if runner.flight.withdrawn:
+        if inline.call is not None:
+            if inline.flight.withdrawn:
                 return True
-            self._inflight.drop(runner.key)
+            self._inflight.drop(inline.key)
         answer = internal_error(f"internal error: {type(exc).__name__}")
         self._replies.finish(call.framing, call.request_id, None, answer)
-        return runner.call is not None
+        return inline.call is not None
 
-    def _end_runner(self, runner: Runner) -> None:
-        """After a runner's scope: answer a hook that ran out of time."""
-        call, reg, ctx = runner.call, runner.reg, runner.ctx
+    def _end_inline(self, inline: InlineRun) -> None:
+        """After an inline run's scope: answer a hook that ran out of time."""
+        call, reg, ctx = inline.call, inline.reg, inline.ctx
         assert call is not None and reg is not None and ctx is not None
-        if runner.flight.withdrawn or not runner.scope.cancelled_caught:
+        if inline.flight.withdrawn or not inline.scope.cancelled_caught:
             return
-        self._inflight.drop(runner.key)
+        self._inflight.drop(inline.key)
         answer = resolve(reg, self.executor.timed_out(reg, ctx))
         self._replies.finish(
-            call.framing, call.request_id, None, answer, started=runner.started, call=call
+            call.framing, call.request_id, None, answer, started=inline.started, call=call
         )
 
     # -- writing ------------------------------------------------------------

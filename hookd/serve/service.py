@@ -14,6 +14,7 @@ from hookd.errors import HookdError
 from hookd.serve.early import Interrupted, answer_early, import_in_background
 from hookd.serve.stdio import protocol_stdio
 from hookd.serve.user_input import no_user
+from hookd.transcript.format import RECORD_ENV
 
 __all__ = ["check", "run_service"]
 
@@ -64,7 +65,7 @@ def run_service(args: argparse.Namespace) -> int:
             return _fail(args, str(exc))
         heavy = import_in_background(*HEAVY_MODULES)  # after the hooks: no GIL contention
         early = b""
-        if not os.environ.get("HOOKD_RECORD"):  # a recording must see the handshake too
+        if not os.environ.get(RECORD_ENV):  # a recording must see the handshake too
             try:
                 early = answer_early(registry, fd_in, fd_out)
             except Interrupted:

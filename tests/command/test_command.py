@@ -385,7 +385,7 @@ async def test_a_stopped_command_gets_sigterm_first(fifo: Fifo, how: str) -> Non
 # ----------------------------------------------------------- retries
 
 
-class FakeRunner:
+class FakeSpawn:
     """Stands in for the process runner: exits with ``codes`` in turn, on the fake clock."""
 
     def __init__(self, *codes: int) -> None:
@@ -400,11 +400,11 @@ class FakeRunner:
 
 
 async def run_fake(
-    runner: FakeRunner, retry: RetryPolicy | None, timeout: float | None = None
+    spawn: FakeSpawn, retry: RetryPolicy | None, timeout: float | None = None
 ) -> Outcome:
     registry = Registry()
     reg = registry.add(
-        "Stop", CommandHook("flaky", retry=retry, runner=runner), retry=retry, timeout=timeout
+        "Stop", CommandHook("flaky", retry=retry, spawn=spawn), retry=retry, timeout=timeout
     )
     ctx = HookContext(
         request_id="r",
@@ -422,7 +422,7 @@ POLICY = RetryPolicy(attempts=3, backoff_s=1, multiplier=2, exit_codes=frozenset
 
 async def test_retries_on_configured_exit_codes(autojump_clock: trio.testing.MockClock) -> None:
     """R-311, R-313: retried with backoff; every attempt logged."""
-    runner = FakeRunner(75, 75, 0)
+    runner = FakeSpawn(75, 75, 0)
     with structlog.testing.capture_logs() as logs:
         outcome = await run_fake(runner, POLICY)
     assert (outcome.kind, outcome.output) == ("ok", {"systemMessage": "done"})
@@ -436,7 +436,7 @@ async def test_the_last_attempt_is_answered_by_the_table(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     """R-311."""
-    runner = FakeRunner(75, 75, 75)
+    runner = FakeSpawn(75, 75, 75)
     outcome = await run_fake(runner, POLICY)
     assert outcome.output == {"systemMessage": "hook command `flaky` failed (exit code 75): busy"}
     assert len(runner.calls) == 3
@@ -451,7 +451,7 @@ async def test_nothing_is_retried_implicitly(
     autojump_clock: trio.testing.MockClock, codes: tuple[int, ...], retry: RetryPolicy | None
 ) -> None:
     """R-311."""
-    runner = FakeRunner(*codes)
+    runner = FakeSpawn(*codes)
     await run_fake(runner, retry)
     assert len(runner.calls) == 1
 
@@ -459,7 +459,7 @@ async def test_nothing_is_retried_implicitly(
 async def test_retries_stay_inside_the_deadline(autojump_clock: trio.testing.MockClock) -> None:
     """R-311, R-312."""
     policy = RetryPolicy(attempts=100, backoff_s=1, multiplier=1, exit_codes=frozenset({75}))
-    runner = FakeRunner(*[75] * 100)
+    runner = FakeSpawn(*[75] * 100)
     outcome = await run_fake(runner, policy, timeout=5)
     assert outcome.kind == "timeout"
     assert trio.current_time() == pytest.approx(4.5)

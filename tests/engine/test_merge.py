@@ -7,8 +7,13 @@ from typing import Any
 
 import pytest
 
-from hookd.engine.merge import Conflict, Vote, merge, merge_outputs
+from hookd.engine.merge import Conflict, Vote, merge
 from hookd.events.validation import validate_output
+
+
+def merge_outputs(event: str, outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Merge plain outputs in parallel mode, naming them by position."""
+    return merge(event, [Vote(str(i), o) for i, o in enumerate(outputs)]).output
 
 
 def hso(event: str, **fields: Any) -> dict[str, Any]:
