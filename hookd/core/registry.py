@@ -30,6 +30,7 @@ from hookd.core.registration import (
     matcher_fields,
 )
 from hookd.core.runner import detect_runner, wanted_input_type
+from hookd.core.sessions import SessionStates
 
 __all__ = [
     "BLOCKING_BY_DEFAULT",
@@ -66,7 +67,7 @@ class Registry:
         self._by_id: dict[str, Registration] = {}
         self._groups: list[_Group] = []
         self.can_use_tool: HookCallable | None = None
-        self.state: dict[str, dict[str, Any]] = {}
+        self.state = SessionStates()
 
     # -- registration -------------------------------------------------------
 
@@ -181,4 +182,8 @@ class Registry:
 
     def session_state(self, session_id: str | None) -> dict[str, Any]:
         """The ``state`` dict shared by every hook of one session."""
-        return self.state.setdefault(session_id or "", {})
+        return self.state.for_session(session_id)
+
+    def end_session(self, session_id: str | None) -> None:
+        """Free a session's ``state`` (after its SessionEnd hooks)."""
+        self.state.end(session_id)

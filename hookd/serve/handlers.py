@@ -98,6 +98,13 @@ class Handlers:
             log.warning("event.unknown", _event=reg.event, note="input passed through unchecked")
         return check_input(reg.event, input_data)
 
+    def end_session(self, call: wire.Call) -> None:
+        """Free the state of the session a SessionEnd call named."""
+        body = call.body
+        if isinstance(body, wire.HookCallback | wire.HookDispatch):
+            session_id = body.input.get("session_id")
+            self.registry.end_session(session_id if isinstance(session_id, str) else None)
+
     def unencodable(self, call: wire.Call | None, exc: Exception) -> Answer:
         """The answer in place of an output that does not encode as JSON."""
         message = f"output is not JSON-serialisable: {exc}"

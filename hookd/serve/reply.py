@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Final
 
 import msgspec
 
@@ -14,6 +15,9 @@ from hookd.serve.handlers import Handlers
 from hookd.serve.writer import Writer
 
 __all__ = ["Replies"]
+
+#: After its answer, a session's state is freed.
+SESSION_END: Final = "SessionEnd"
 
 _UNENCODABLE = (TypeError, ValueError, OverflowError, RecursionError)
 
@@ -42,8 +46,12 @@ class Replies:
         else:
             self.batch_item_done(batch, self._encode_answer(framing, request_id, answer, call))
         self.answered += 1
-        if started is not None and call is not None:
+        if call is None:
+            return
+        if started is not None:
             _log_completed(call, answer, started)
+        if answer.event == SESSION_END:
+            self.handlers.end_session(call)
 
     def batch_item_done(self, batch: Batch | None, obj: msgspec.Struct | None) -> None:
         """One member of ``batch`` is done (``obj`` its answer, if any); send the batch last."""

@@ -361,3 +361,51 @@ async def test_requests_beyond_the_byte_budget_are_refused() -> None:
         await peer.send(hang | {"request_id": "h3"})  # room again once h0 is withdrawn
         await peer.expect_silence(0.2)
         assert server.in_flight == 2
+
+
+def _session_registry() -> Registry:
+    registry = Registry()
+
+    async def count(input_data: dict[str, Any], tool_use_id: str | None, ctx: Any) -> Any:
+        ctx.state["n"] = ctx.state.get("n", 0) + 1
+        return {"systemMessage": f"seen {ctx.state['n']}"}
+
+    async def end(input_data: dict[str, Any], tool_use_id: str | None, ctx: Any) -> Any:
+        return {"systemMessage": f"ended after {ctx.state.get('n', 0)}"}
+
+    registry.add("SessionStart", count)  # hook_1
+    registry.add("SessionEnd", end)  # hook_2
+    return registry
+
+
+async def _start(peer: Any, request_id: str, session_id: str) -> Any:
+    start = event_input("SessionStart", source="startup", session_id=session_id)
+    await peer.send(hook_request(request_id, "hook_1", start))
+    return payload(await peer.recv())["systemMessage"]
+
+
+@pytest.mark.req("R-077")
+async def test_session_state_is_freed_when_its_session_end_is_answered() -> None:
+    registry = _session_registry()
+    async with served(registry) as (peer, _):
+        assert await _start(peer, "a", "s1") == "seen 1"
+        assert await _start(peer, "b", "s1") == "seen 2"
+        end = event_input("SessionEnd", reason="exit", session_id="s1")
+        await peer.send(hook_request("c", "hook_2", end))
+        assert payload(await peer.recv()) == {"systemMessage": "ended after 2"}
+        assert "s1" not in registry.state
+        assert await _start(peer, "d", "s1") == "seen 1"
+
+
+@pytest.mark.req("R-077")
+async def test_session_states_are_capped_oldest_idle_first() -> None:
+    registry = _session_registry()
+    registry.state.max_sessions = 2
+    async with served(registry) as (peer, _):
+        assert await _start(peer, "a", "s1") == "seen 1"
+        assert await _start(peer, "b", "s2") == "seen 1"
+        assert await _start(peer, "c", "s1") == "seen 2"  # s2 is now the idle one
+        assert await _start(peer, "d", "s3") == "seen 1"  # evicts s2
+        assert list(registry.state) == ["s1", "s3"]
+        assert await _start(peer, "e", "s1") == "seen 3"
+        assert await _start(peer, "f", "s2") == "seen 1"  # s2 started over
