@@ -12,16 +12,20 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import threading
 import time
-from typing import Any, BinaryIO, Literal
+from typing import Any, BinaryIO, Final, Literal
 
 import msgspec
 import structlog
 
-__all__ = ["LogFormat", "configure", "flush"]
+__all__ = ["LogBuffer", "LogFormat", "configure", "flush"]
 
 LogFormat = Literal["auto", "json", "console"]
+
+#: Buffered log bytes past which a write flushes at once.
+FLUSH_BYTES: Final = 256 * 1024
 
 _LEVELS = {
     "debug": logging.DEBUG,
@@ -32,7 +36,7 @@ _LEVELS = {
 }
 
 
-class _Buffer:
+class LogBuffer:
     """A write-only byte sink for structlog that defers the system call."""
 
     def __init__(self, fd: int) -> None:
@@ -45,7 +49,7 @@ class _Buffer:
         with self._lock:
             self._chunks.append(data)
             self._size += len(data)
-            big = self._size > 256 * 1024
+            big = self._size > FLUSH_BYTES
         if big:
             self.flush_now()
         return len(data)
@@ -54,20 +58,22 @@ class _Buffer:
         """Called by structlog after each line: deferred (see flush_now)."""
 
     def flush_now(self) -> None:
+        """Write every buffered line now (waiting while stderr is full)."""
         with self._lock:
             data, self._chunks, self._size = b"".join(self._chunks), [], 0
         view = memoryview(data)
         while view:
             try:
                 written = os.write(self._fd, view)
-            except BlockingIOError:
+            except BlockingIOError:  # stderr is full (non-blocking): wait until it drains
+                select.select([], [self._fd], [])
                 continue
             except OSError:
                 return  # stderr gone: nothing left to tell
             view = view[written:]
 
 
-_sink: _Buffer | None = None
+_sink: LogBuffer | None = None
 _info_enabled = True
 _line_encoder = msgspec.json.Encoder()
 
@@ -171,7 +177,7 @@ def configure(level: str = "info", fmt: LogFormat = "auto", *, fd: int = 2) -> N
         processors.append(structlog.dev.ConsoleRenderer(colors=False))
         factory: Any = structlog.PrintLoggerFactory(stream)  # type: ignore[arg-type]
     else:
-        _sink = _Buffer(fd)
+        _sink = LogBuffer(fd)
         processors.append(_json_renderer())
         factory = structlog.BytesLoggerFactory(_sink)  # type: ignore[arg-type]
     structlog.configure(
