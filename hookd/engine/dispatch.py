@@ -41,8 +41,7 @@ log = structlog.get_logger("hookd.dispatch")
 # ----------------------------------------------------------------------- results
 
 
-@dataclass(frozen=True, slots=True)
-class HookRecord:
+class HookRecord(msgspec.Struct, frozen=True, omit_defaults=True):
     """How one hook of a dispatch ended: its outcome, time and own output or error."""
 
     callback_id: str
@@ -51,17 +50,14 @@ class HookRecord:
     output: dict[str, Any] | None = None
     error: str | None = None
 
-    def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "callback_id": self.callback_id,
-            "outcome": self.outcome,
-            "elapsed_ms": self.elapsed_ms,
-        }
-        if self.output is not None:
-            out["output"] = self.output
-        if self.error is not None:
-            out["error"] = self.error
-        return out
+
+class _Payload(msgspec.Struct, omit_defaults=True):
+    """The ``hooks/dispatch`` answer as sent; empty ``conflicts`` and ``chain`` are left out."""
+
+    output: dict[str, Any]
+    hooks: list[HookRecord]
+    conflicts: list[Conflict] = msgspec.field(default_factory=list)
+    chain: list[ChainStep] = msgspec.field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -77,15 +73,9 @@ class DispatchResult:
 
     def to_wire(self) -> dict[str, Any]:
         """The ``hooks/dispatch`` answer payload."""
-        out: dict[str, Any] = {
-            "output": self.merged,
-            "hooks": [h.to_wire() for h in self.hooks],
-        }
-        if self.conflicts:
-            out["conflicts"] = [c.to_wire() for c in self.conflicts]
-        if self.chain:
-            out["chain"] = [s.to_wire() for s in self.chain]
-        return out
+        payload = _Payload(self.merged, self.hooks, self.conflicts, self.chain)
+        wire_form: dict[str, Any] = msgspec.to_builtins(payload)
+        return wire_form
 
 
 # ---------------------------------------------------------------------- entry points
@@ -134,7 +124,12 @@ def _merged(
     votes = [Vote(h.callback_id, h.output) for h in hooks if h.output is not None]
     merged = merge_guarded(event, votes, sequential=sequential)
     for conflict in merged.conflicts:
-        log.warning("dispatch.conflict", request_id=request_id, _event=event, **conflict.to_wire())
+        log.warning(
+            "dispatch.conflict",
+            request_id=request_id,
+            _event=event,
+            **msgspec.to_builtins(conflict),
+        )
     log.debug(
         "dispatch.completed",
         request_id=request_id,

@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import msgspec
+
 __all__ = ["Conflict", "Merged", "Vote", "merge"]
 
 Path = tuple[str, ...]
@@ -52,20 +54,12 @@ class Vote:
     output: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Conflict:
-    """Hooks that set a single-valued field to different values."""
+class Conflict(msgspec.Struct, frozen=True):
+    """Hooks that set a single-valued field to different values (as on the wire)."""
 
     field: str
-    callback_ids: tuple[str, ...]
+    callback_ids: list[str]
     resolution: str = "dropped"
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "field": self.field,
-            "callback_ids": list(self.callback_ids),
-            "resolution": self.resolution,
-        }
 
 
 @dataclass(slots=True)
@@ -241,7 +235,7 @@ def _single(
     if len(distinct) == 1:
         target[path[-1]] = distinct[0]
     else:
-        ids = tuple(cid for cid, _, _ in values)
+        ids = [cid for cid, _, _ in values]
         merged.conflicts.append(Conflict(".".join(path), ids))
 
 

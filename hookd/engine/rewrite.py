@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final
+
+import msgspec
 
 from hookd.core.policy import blocking_output
 from hookd.engine.merge import HSO, Conflict, Merged, Vote, merge
@@ -58,19 +60,12 @@ REWRITES: Final[Mapping[str, tuple[Rewrite, ...]]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class ChainStep:
+class ChainStep(msgspec.Struct, frozen=True, omit_defaults=True):
     """A sequential hook that rewrote ``field``; ``changed``: the keys it changed."""
 
     callback_id: str
     field: str
-    changed: tuple[str, ...] | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"callback_id": self.callback_id, "field": self.field}
-        if self.changed is not None:
-            out["changed"] = list(self.changed)
-        return out
+    changed: list[str] | None = None
 
 
 def apply_rewrites(
@@ -98,7 +93,8 @@ def merge_guarded(event: str, votes: Sequence[Vote], *, sequential: bool) -> Mer
         return merged
     merged = merge(event, [*votes, Vote(HOOKD, deny)], sequential=sequential)
     merged.conflicts = [
-        replace(c, resolution="denied") if c.field in guarded else c for c in merged.conflicts
+        msgspec.structs.replace(c, resolution="denied") if c.field in guarded else c
+        for c in merged.conflicts
     ]
     return merged
 
@@ -120,9 +116,9 @@ def _lookup(output: Mapping[str, Any] | None, path: tuple[str, ...]) -> tuple[bo
     return True, obj
 
 
-def _changed_keys(old: Any, new: Any) -> tuple[str, ...] | None:
+def _changed_keys(old: Any, new: Any) -> list[str] | None:
     """The top-level keys that differ between two dicts; None for other values."""
     if not isinstance(old, dict) or not isinstance(new, dict):
         return None
     keys = dict.fromkeys([*old, *new])
-    return tuple(k for k in keys if old.get(k, _MISSING) != new.get(k, _MISSING))
+    return [k for k in keys if old.get(k, _MISSING) != new.get(k, _MISSING)]

@@ -6,6 +6,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import trio
 import trio.testing
@@ -320,7 +321,7 @@ async def test_sequential_output_rewrites_chain_too() -> None:
     result = await run(reg, "PostToolUse", input_data)
     assert [s[0]["tool_response"] for s in seen] == ["raw", "one"]
     assert result.merged["hookSpecificOutput"]["updatedToolOutput"] == "two"
-    assert [s.to_wire() for s in result.chain] == [
+    assert [msgspec.to_builtins(s) for s in result.chain] == [
         {"callback_id": "hook_1", "field": "tool_response"},
         {"callback_id": "hook_2", "field": "tool_response"},
     ]
@@ -363,7 +364,7 @@ async def test_a_failed_continue_hook_contributes_nothing_but_is_reported() -> N
     )
     result = await run(reg, "Notification", event_input("Notification", message="m"))
     assert result.merged == {"systemMessage": "kept"}
-    assert result.hooks[0].to_wire() == {
+    assert msgspec.to_builtins(result.hooks[0]) == {
         "callback_id": "hook_1",
         "outcome": "exception",
         "elapsed_ms": result.hooks[0].elapsed_ms,

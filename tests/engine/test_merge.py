@@ -5,6 +5,7 @@ from __future__ import annotations
 from itertools import permutations
 from typing import Any
 
+import msgspec
 import pytest
 
 from hookd.engine.merge import Conflict, Vote, merge
@@ -215,7 +216,7 @@ def test_parallel_rewrites_that_differ_are_a_conflict_and_neither_is_used() -> N
         additionalContext="ctx",
     )
     assert merged.conflicts == [
-        Conflict("hookSpecificOutput.updatedInput", ("hook_0", "hook_2"), "dropped")
+        Conflict("hookSpecificOutput.updatedInput", ["hook_0", "hook_2"], "dropped")
     ]
 
 
@@ -243,7 +244,7 @@ def test_any_other_single_valued_field_conflicts_the_same_way() -> None:
     ]
     merged = merge("SessionStart", votes)
     assert merged.output == hso("SessionStart", additionalContext="x")
-    assert [c.to_wire() for c in merged.conflicts] == [
+    assert [msgspec.to_builtins(c) for c in merged.conflicts] == [
         {
             "field": "hookSpecificOutput.sessionTitle",
             "callback_ids": ["a", "b"],
