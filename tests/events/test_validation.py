@@ -284,7 +284,10 @@ def test_what_hookd_answers_on_failure_is_valid(event: str) -> None:
     ],
 )
 def test_the_result_helpers_give_valid_outputs(event: str, output: dict[str, Any]) -> None:
-    prepare_output(event, output)
+    prepared = prepare_output(event, output)  # raises if the output is invalid
+    assert validate_output(event, prepared) is None
+    if "hookSpecificOutput" in output:
+        assert prepared["hookSpecificOutput"]["hookEventName"] == event
 
 
 # ----------------------------------------------------------------------------- inputs

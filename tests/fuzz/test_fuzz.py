@@ -393,7 +393,11 @@ def encode(value: Any) -> bytes:
 def test_any_bytes(data: bytes) -> None:
     TRIED["codec: any bytes"] += 1
     check_line(data)
-    wire.recover_id(data)
+    found = wire.recover_id(data)
+    if found is not None:  # an id is only ever read from a request_id or id key
+        framing, request_id = found
+        assert (b'"request_id"' if framing == "control" else b'"id"') in data
+        assert isinstance(request_id, str) or (framing == "jsonrpc" and isinstance(request_id, int))
 
 
 @pytest.mark.req("R-002", "R-034", "R-035")
@@ -528,7 +532,9 @@ def test_lines_that_used_to_escape_the_codec(line: bytes) -> None:
 
 @pytest.mark.req("R-003")
 def test_oversize_head_is_recovered_from_a_damaged_id() -> None:
-    wire.recover_id(b'{"type":"control_request","request_id":"\xff\xfe"')
+    damaged = b'{"type":"control_request","request_id":"\xff\xfe"'
+    assert wire.recover_id(damaged) is None  # not UTF-8: no id, and no exception
+    assert wire.recover_id(damaged.replace(b"\xff\xfe", b"ok")) == ("control", "ok")
 
 
 @pytest.mark.req("R-003")
