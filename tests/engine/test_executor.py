@@ -200,15 +200,17 @@ async def test_other_exceptions_are_not_retried() -> None:
 async def test_busy_looping_async_hook_is_interrupted_and_answered_as_timeout() -> None:
     import time
 
+    spun_out: list[bool] = []
+
     async def spin(i: Any, t: Any, c: Any) -> None:
         end = time.monotonic() + 30
         while time.monotonic() < end:  # never awaits: trio alone could not stop this
             pass
+        spun_out.append(True)
 
-    start = time.monotonic()
     outcome = await _run(spin, timeout=0.5)
     assert outcome.kind == "timeout" and "without awaiting" in outcome.message
-    assert time.monotonic() - start < 2
+    assert spun_out == []  # interrupted inside the loop, not after its 30 s
     # the event loop is healthy afterwards
     await trio.sleep(0.01)
     assert (await _run(_quick)).output == {"systemMessage": "quick"}

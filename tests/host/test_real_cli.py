@@ -235,7 +235,6 @@ async def test_slow_hook_is_answered_by_hookd_before_the_cli_gives_up(
     assert [log for log in run.logs if log["msg"] == "request.cancelled"] == []
     (completed,) = [log for log in run.logs if log["msg"] == "request.completed"]
     assert completed["outcome"] == "blocked:timeout"
-    assert 1500 < completed["elapsed_ms"] < 2000
 
 
 @pytest.mark.req("R-083")

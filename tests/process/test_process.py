@@ -49,14 +49,12 @@ async def test_printing_hook_cannot_corrupt_stdout() -> None:
 @pytest.mark.req("R-071", "R-081")
 async def test_hook_past_its_timeout_is_answered_by_policy() -> None:
     async with hookd_process(*SERVE) as (peer, _):
-        start = trio.current_time()
         await peer.send(hook_request("h", "hook_4", pre_tool_use("Hang")))
         msg = await peer.recv(timeout=10)
-        elapsed = trio.current_time() - start
         specific = payload(msg)["hookSpecificOutput"]
         assert specific["permissionDecision"] == "deny"
-        assert "timed out" in specific["permissionDecisionReason"]
-        assert elapsed > 1.7  # hookd waited for its 1.8 s deadline (the CLI's is 2 s)
+        # hookd's own deadline, 1.8 s: inside the CLI's 2 s, so hookd answers first
+        assert "timed out: no answer within 1.8s" in specific["permissionDecisionReason"]
 
 
 @pytest.mark.req("R-002", "R-040")
@@ -67,7 +65,13 @@ async def test_malformed_line_then_good_request_and_cancel() -> None:
         await peer.send({"type": "control_cancel_request", "request_id": "slow"})
         await peer.send(hook_request("good", "hook_2", pre_tool_use()))
         assert (await peer.recv())["response"]["request_id"] == "good"
-        await peer.expect_silence(0.5)
+        init = {
+            "type": "control_request",
+            "request_id": "fence",
+            "request": {"subtype": "initialize"},
+        }
+        await peer.send(init)  # answered at once: nothing for "slow" may come before it
+        assert (await peer.recv())["response"]["request_id"] == "fence"
 
 
 @pytest.mark.req("R-072", "R-082")

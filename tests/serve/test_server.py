@@ -349,7 +349,9 @@ async def test_a_callback_may_ask_for_a_typed_input() -> None:
 
 
 @pytest.mark.req("R-122")
-async def test_requests_beyond_the_byte_budget_are_refused() -> None:
+async def test_requests_beyond_the_byte_budget_are_refused(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
     hang = hook_request("h0", "hook_4", pre_tool_use("Hang", padding="x" * 400))
     size = len(json.dumps(hang))
     async with served(basic(), ServeConfig(max_in_flight_bytes=2 * size + 10)) as (peer, server):
