@@ -17,6 +17,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
+import msgspec
 import sniffio
 import trio
 
@@ -187,7 +188,7 @@ def _read(
                 traceback=logs.get(record.callback_id),
             )
         )
-    conflicts = tuple(c.to_wire() for c in result.conflicts)
+    conflicts = tuple(msgspec.to_builtins(c) for c in result.conflicts)
     return FireResult(event, data, result.merged, tuple(outcomes), conflicts)
 
 
