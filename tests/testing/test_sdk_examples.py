@@ -103,3 +103,45 @@ async def test_a_real_hookd_serve_answers_both_modules() -> None:
 async def ask(peer: Peer, request_id: str, tool: str, tool_input: dict[str, Any]) -> None:
     body = {"subtype": "can_use_tool", "tool_name": tool, "input": tool_input}
     await peer.send(control(request_id, body))
+
+
+#: One input per callback and branch of guarded_session.py: (callback id, event, fields).
+SCENARIOS: list[tuple[str, str, dict[str, Any]]] = [
+    ("hook_1", "PreToolUse", {"tool_input": {"command": "sh deploy.sh"}}),
+    ("hook_1", "PreToolUse", {"tool_input": {"command": "ls"}}),
+    ("hook_2", "SessionStart", {}),
+    ("hook_3", "PostToolUse", {"tool_response": {"stdout": "", "stderr": "error: x"}}),
+    ("hook_3", "PostToolUse", {}),
+    ("hook_4", "UserPromptSubmit", {"prompt": "the SECRET is out"}),
+    ("hook_4", "UserPromptSubmit", {"prompt": "hello"}),
+]
+
+
+def sdk_answer(callback_id: str, input_data: dict[str, Any]) -> dict[str, Any]:
+    """What the SDK itself sends for this callback: its own call, its own output conversion."""
+    import asyncio
+
+    from claude_agent_sdk._internal.query import _convert_hook_output_for_cli
+
+    hooks = hookd.testing.load(SESSION)
+    reg = hooks.registry.get(callback_id)
+    assert reg is not None
+    context = {"signal": None}  # the SDK passes a plain dict
+    output = asyncio.run(reg.callback(input_data, input_data.get("tool_use_id"), context))
+    return _convert_hook_output_for_cli(output)
+
+
+@pytest.mark.req("R-710")
+async def test_every_callback_answers_as_the_sdk_would_through_serve_and_the_kit() -> None:
+    hooks = hookd.testing.load(SESSION)
+    inputs = [hooks.input(event, **fields) for _, event, fields in SCENARIOS]
+    expected = [sdk_answer(cid, data) for (cid, _, _), data in zip(SCENARIOS, inputs, strict=True)]
+    async with hookd_process("serve", SESSION) as (peer, _):
+        for index, ((callback_id, _, _), data) in enumerate(zip(SCENARIOS, inputs, strict=True)):
+            await peer.send(hook_request(str(index), callback_id, data, data.get("tool_use_id")))
+        answers = await peer.recv_many(len(SCENARIOS))
+        await peer.close()
+    for index, (callback_id, event, fields) in enumerate(SCENARIOS):
+        assert payload(answers[str(index)]) == expected[index], (callback_id, fields)
+        fired = await hooks.fire(event, **fields)
+        assert fired.hook(callback_id).output == expected[index], (callback_id, fields)
