@@ -176,3 +176,9 @@ def test_the_result_repr_shows_decision_output_and_hooks(hooks: Hooks) -> None:
 def test_a_dotted_module_name_loads_too() -> None:
     hooks = hookd.testing.load("tests.hooks.kit_guard")
     assert hooks.fire_sync("PreToolUse", tool_input={"command": "rm -rf /"}).decision == "deny"
+
+
+@pytest.mark.req("R-706")
+def test_a_field_named_event_is_a_field(hooks: Hooks) -> None:
+    assert hooks.input("FileChanged", event="unlink")["event"] == "unlink"
+    assert hooks.fire_sync("FileChanged", event="add").input["event"] == "add"
