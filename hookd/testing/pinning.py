@@ -1,27 +1,43 @@
 """Pin a recorded session in a test: replay it against a hooks module, fail with the diff.
 
 The replay is ``hookd replay``'s own: a real ``hookd serve`` process is started
-for the hooks module, the CLI's side of the transcript is played into it, and
-every answer is compared with the recorded one. A mismatch fails the test with
-the same field-level report ``hookd replay`` prints.
+for the hooks module (``hookd serve --http`` for an ``http`` transcript), the
+CLI's side of the transcript is played into it, and every answer is compared
+with the recorded one. A mismatch fails the test with the same field-level
+report ``hookd replay`` prints.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import sniffio
+import trio
 
-from hookd.transcript.replay import ReplayConfig, ReplayResult, format_report, replay_file
+from hookd.transcript.format import load
+from hookd.transcript.http_replay import HttpReplayResult, replay_http
+from hookd.transcript.replay import ReplayConfig, ReplayResult, format_report, replay
 
-__all__ = ["ReplayMismatch", "assert_replays", "replay_transcript"]
+__all__ = ["ReplayMismatch", "Replayed", "assert_replays", "replay_transcript", "report"]
+
+T = TypeVar("T")
+#: The result of a control-protocol replay (sidecar or host) or of an HTTP one.
+Replayed = ReplayResult | HttpReplayResult
 
 
 class ReplayMismatch(AssertionError):
     """A replayed session whose answers differ from the recorded ones."""
+
+
+def report(result: Replayed) -> str:
+    """``hookd replay``'s report of ``result``."""
+    if isinstance(result, HttpReplayResult):
+        return result.report()
+    return format_report(result)
 
 
 def replay_transcript(
@@ -31,7 +47,7 @@ def replay_transcript(
     timeout: float = 10.0,
     speed: float | None = None,
     serve_args: Sequence[str] = (),
-) -> ReplayResult:
+) -> Replayed:
     """Replay ``transcript`` against ``hooks`` (default: the module its header names).
 
     Blocks until done; inside a running event loop it runs in a thread of its own.
@@ -42,13 +58,10 @@ def replay_transcript(
         timeout_s=timeout,
         serve_args=tuple(serve_args),
     )
-    run = functools.partial(replay_file, transcript, config)  # what `hookd replay` runs
-    try:
-        sniffio.current_async_library()
-    except sniffio.AsyncLibraryNotFoundError:
-        return run()
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hookd-replay") as pool:
-        return pool.submit(run).result()
+    recorded = load(transcript)
+    if recorded.header.mode == "http":
+        return _blocking(functools.partial(trio.run, replay_http, recorded, config))
+    return _blocking(functools.partial(trio.run, replay, recorded, config))
 
 
 def assert_replays(
@@ -58,7 +71,7 @@ def assert_replays(
     timeout: float = 10.0,
     speed: float | None = None,
     serve_args: Sequence[str] = (),
-) -> ReplayResult:
+) -> Replayed:
     """Replay ``transcript`` against ``hooks``; raise :class:`ReplayMismatch` with
     ``hookd replay``'s report unless every answer matches."""
     __tracebackhide__ = True
@@ -66,5 +79,14 @@ def assert_replays(
         transcript, hooks, timeout=timeout, speed=speed, serve_args=serve_args
     )
     if not result.ok:
-        raise ReplayMismatch(format_report(result))
+        raise ReplayMismatch(report(result))
     return result
+
+
+def _blocking(run: Callable[[], T]) -> T:
+    try:
+        sniffio.current_async_library()
+    except sniffio.AsyncLibraryNotFoundError:
+        return run()
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hookd-replay") as pool:
+        return pool.submit(run).result()

@@ -16,13 +16,16 @@ ROOT = Path(__file__).resolve().parents[2]
 DENY = ROOT / "conformance" / "transcripts" / "v2.1.330_deny.jsonl"
 ALLOW_HOOKS = ROOT / "conformance" / "hooks" / "real_allow.py"
 HOST_DENY = ROOT / "conformance" / "transcripts" / "host_deny.jsonl"
+HTTP_SESSION = ROOT / "conformance" / "transcripts" / "http_session.jsonl"
+STDERR_MARKERS = ("  hookd stderr (last lines):", "  hookd stderr (tail):")
 
 
 def report_lines(text: str) -> list[str]:
     """The diff part of a report (hookd's stderr tail differs from run to run)."""
     lines = text.splitlines()
-    if "  hookd stderr (last lines):" in lines:
-        lines = lines[: lines.index("  hookd stderr (last lines):")]
+    for marker in STDERR_MARKERS:
+        if marker in lines:
+            lines = lines[: lines.index(marker)]
     return lines
 
 
@@ -36,6 +39,19 @@ def test_a_recorded_cli_session_replays_green_against_its_hooks() -> None:
 @pytest.mark.req("R-707")
 def test_host_mode_transcripts_replay_too() -> None:
     assert hookd.testing.assert_replays(HOST_DENY).ok
+
+
+@pytest.mark.req("R-707")
+def test_http_transcripts_replay_against_hookd_serve_http() -> None:
+    result = hookd.testing.assert_replays(HTTP_SESSION)
+    assert result.ok
+    with pytest.raises(ReplayMismatch) as caught:
+        hookd.testing.assert_replays(HTTP_SESSION, hooks=ALLOW_HOOKS)
+    cli = run_console("replay", str(HTTP_SESSION), "--hooks", str(ALLOW_HOOKS))
+    assert cli.returncode == 1
+    assert report_lines(str(caught.value)) == report_lines(cli.stdout)
+    assert report_lines(str(caught.value))[0].startswith(f"FAIL {HTTP_SESSION}:")
+    assert any("permissionDecision" in line for line in report_lines(str(caught.value)))
 
 
 @pytest.mark.req("R-707")
