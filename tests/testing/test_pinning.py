@@ -9,6 +9,7 @@ import pytest
 
 import hookd.testing
 from hookd.testing import ReplayMismatch
+from hookd.transcript.replay import ReplayResult
 from tests.support.console import run_console
 from tests.testing.project import run_pytest, write
 
@@ -32,6 +33,7 @@ def report_lines(text: str) -> list[str]:
 @pytest.mark.req("R-707")
 def test_a_recorded_cli_session_replays_green_against_its_hooks() -> None:
     result = hookd.testing.assert_replays(DENY)
+    assert isinstance(result, ReplayResult)
     assert result.ok
     assert len(result.plan.expected) > 0
 
