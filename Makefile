@@ -39,6 +39,7 @@ conformance: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.http
 
 fuzz: $(STAMP)
 	HOOKD_FUZZ_LONG=1 $(BIN)/python -m pytest -q tests/fuzz/test_fuzz.py

@@ -20,6 +20,7 @@ __all__ = ["Gate", "Route", "host_is_loopback"]
 _HOOK_PATH: Final = re.compile(rb"/hook/([A-Za-z][A-Za-z0-9_]{0,63})")
 _HOST_PORT: Final = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[^:\[\]]+))(?::\d{1,5})?")
 _LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost."})
+_HOST_CACHE: Final = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,7 @@ class Gate:
             raise ValueError("the token is empty")
         self._expected = b"Bearer " + token.encode()
         self._extra_hosts = frozenset(h.lower() for h in extra_hosts)
+        self._hosts: dict[bytes, bool] = {}  # Host header value -> allowed
 
     def check(self, head: Head) -> Route | Refusal:
         """The route of an acceptable request, or why it is refused."""
@@ -77,7 +79,15 @@ class Gate:
     def _host_ok(self, head: Head) -> bool:
         if head.count(b"host") != 1:
             return False
-        value = (head.header(b"host") or b"").decode("latin-1").strip()
+        raw = head.header(b"host") or b""
+        known = self._hosts.get(raw)
+        if known is None:
+            if len(self._hosts) >= _HOST_CACHE:
+                self._hosts.clear()
+            known = self._hosts[raw] = self._host_allowed(raw.decode("latin-1").strip())
+        return known
+
+    def _host_allowed(self, value: str) -> bool:
         if host_is_loopback(value):
             return True
         address = _host_address(value)
