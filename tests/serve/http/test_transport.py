@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 import trio
 
-from tests.serve.http.client import serve_http
+from tests.serve.http.client import TOKEN, serve_http
 
 pytestmark = pytest.mark.req("R-501")
 
@@ -128,8 +129,6 @@ async def test_bad_bodies_are_400_and_unknown_paths_404_wrong_methods_405(tmp_pa
 
 
 def _body(obj: Any) -> bytes:
-    import json
-
     return json.dumps(obj).encode()
 
 
@@ -208,3 +207,28 @@ async def test_ready_file_is_private_and_removed_at_exit(tmp_path: Path) -> None
         ready_file = served.ready_file
     assert served.proc.returncode == 0
     assert not ready_file.exists()
+
+
+@pytest.mark.req("R-507")
+async def test_a_client_that_leaves_while_its_hook_runs_disturbs_nothing(tmp_path: Path) -> None:
+    async with serve_http(tmp_path) as served:
+        leaving = await served.client()
+        body = json.dumps(pre("wait gone", tool="Slow")).encode()
+        await leaving.stream.send_all(
+            b"POST /hook/PreToolUse HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+            + TOKEN.encode()
+            + b"\r\nContent-Length: %d\r\n\r\n" % len(body)
+            + body
+        )
+        with trio.fail_after(20):
+            await served.wait_line("waiting gone")
+            await leaving.aclose()  # as the CLI does when its own timeout fires
+            other = await served.client()
+            opened = await other.post("PreToolUse", pre("open gone", tool="Slow"))
+            assert decision(opened) == "allow"  # the waiting hook now answers a closed socket
+            again = await other.post("PreToolUse", pre("rm x"))
+        assert decision(again) == "deny"
+        fresh = await served.client()
+        assert decision(await fresh.post("PreToolUse", pre("ls"))) == "allow"
+    assert served.proc.returncode == 0
+    assert not [line for line in served.stderr if "internal.error" in line]
