@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.console import run_console
+from tests.cli.console import hookd as run_console
 from tests.testing.project import run_pytest
 
 

@@ -12,8 +12,8 @@ import pytest
 from hookd.core.context import HookContext
 from hookd.core.loader import load_hooks
 from hookd.core.registry import RegistrationError
+from tests.cli.console import hookd as run_console
 from tests.peer import hookd_process, payload
-from tests.support.console import run_console
 
 CALLBACKS = """
     async def guard(input_data, tool_use_id, context):

@@ -10,7 +10,7 @@ import pytest
 import hookd.testing
 from hookd.testing import ReplayMismatch
 from hookd.transcript.replay import ReplayResult
-from tests.support.console import run_console
+from tests.cli.console import hookd as run_console
 from tests.testing.project import run_pytest, write
 
 ROOT = Path(__file__).resolve().parents[2]

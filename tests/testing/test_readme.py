@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.console import hookd_command
+from tests.cli.console import HOOKD
 from tests.testing.project import run_pytest
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -46,7 +46,7 @@ def record_session(folder: Path) -> None:
         '"tool_use_id":"t1"},"tool_use_id":"t1"}}',
     ]
     subprocess.run(
-        [hookd_command(), "serve", "hooks.py"],
+        [HOOKD, "serve", "hooks.py"],
         input="\n".join(requests) + "\n",
         capture_output=True,
         text=True,

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import hookd.testing
+from tests.cli.console import hookd as run_console
 from tests.peer import Peer, hook_request, hookd_process, payload
-from tests.support.console import run_console
 
 SDK = Path(__file__).resolve().parent.parent / "hooks" / "sdk"
 SESSION = str(SDK / "guarded_session.py")
