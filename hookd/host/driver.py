@@ -23,10 +23,11 @@ from hookd import wire
 from hookd.core.registry import Registry
 from hookd.host.lifetime import RunLifetime
 from hookd.host.progress import Progress
-from hookd.host.relay import CliInput, LineSink, Observed
+from hookd.host.relay import CliInput, Observed
 from hookd.host.stdio import HostIO, ThreadWriter
 from hookd.serve.config import ServeConfig
 from hookd.serve.server import Server
+from hookd.serve.writer import Writer
 from hookd.transcript.tee import tee_from_env
 
 __all__ = ["Driver", "HostOptions", "recorded", "user_message"]
@@ -91,10 +92,10 @@ class Driver:
         self.lifetime = RunLifetime()
         self.hide_host_only = hide_host_only
         self.failure: str | None = None
-        self.output = LineSink("stdout")
+        self.output = Writer("stdout")
         if io.stdout is None:
             self.output.close()  # nothing is relayed: drop conversation lines at once
-        self.notes = LineSink("stderr")
+        self.notes = Writer("stderr")
         self.progress = Progress(self._note) if options.progress else None
         self._changed = trio.Event()
         self._stop = trio.Event()
@@ -205,7 +206,9 @@ class Driver:
     def _refuse_initialize(self, message: dict[str, Any]) -> None:
         text = "hookd run has initialized the CLI already; hooks come from --hooks"
         response = {"subtype": "error", "request_id": message.get("request_id"), "error": text}
-        self.output.put(wire.encode_message({"type": "control_response", "response": response}))
+        self.output.send_line(
+            wire.encode_message({"type": "control_response", "response": response})
+        )
 
     async def _close_at_end(self, cli_in: CliInput) -> None:
         """Close the CLI's stdin once the run is over, and only then."""
@@ -233,7 +236,7 @@ class Driver:
     def _on_passthrough(self, line: bytes, msg: wire.Passthrough) -> None:
         obj = msg.message
         if obj is None:
-            self.output.put(line + b"\n")
+            self.output.send_line(line + b"\n")
             return
         if msg.type == "control_response" and self._own_answer(obj):
             return
@@ -241,7 +244,7 @@ class Driver:
             self._changed.set()
         if self.hide_host_only and obj.get("sdk_host_only") is True:
             return
-        self.output.put(line + b"\n")
+        self.output.send_line(line + b"\n")
 
     def _own_answer(self, obj: dict[str, Any]) -> bool:
         response = obj.get("response")
@@ -253,7 +256,7 @@ class Driver:
 
     def _note(self, text: str) -> None:
         if self.progress is not None:
-            self.notes.put(text.encode() + b"\n")
+            self.notes.send_line(text.encode() + b"\n")
 
 
 def _is_initialize(message: dict[str, Any]) -> bool:

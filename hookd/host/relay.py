@@ -1,8 +1,7 @@
-"""Streams around the CLI in ``hookd run``: an unbounded outbound buffer, the CLI's stdin.
+"""Streams around the CLI in ``hookd run``: the CLI's stdin, and an observed stdout.
 
-A :class:`LineSink` takes lines without ever blocking and has one task write
-them out, so a slow reader of hookd's stdout (or a paused terminal) never
-holds up the task that reads the CLI's control requests. :class:`CliInput` is
+(hookd's own stdout and stderr are relayed by :class:`hookd.serve.writer.Writer`,
+which never blocks the task that reads the CLI's control requests.) :class:`CliInput` is
 the CLI's stdin as the server's send stream, closed once at the end of the run
 (never under a write in progress). :class:`Observed` lets the progress view see
 the CLI's output.
@@ -16,58 +15,12 @@ from collections.abc import Callable
 import structlog
 import trio
 
-__all__ = ["CliInput", "LineSink", "Observed"]
+__all__ = ["CliInput", "Observed"]
 
 log = structlog.get_logger("hookd.relay")
 
 Observer = Callable[[bytes], None]
 _WRITE_ERRORS = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
-
-
-class LineSink:
-    """An unbounded buffer of bytes, drained to one stream by :meth:`run`."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self._chunks: list[bytes] = []
-        self._wake = trio.Event()
-        self._closed = False
-        self.broken = False
-        self.written_bytes = 0
-
-    def put(self, data: bytes) -> None:
-        """Queue ``data`` (never blocks; dropped once the stream is broken)."""
-        if self.broken or self._closed:
-            return
-        self._chunks.append(data)
-        self._wake.set()
-
-    def close(self) -> None:
-        """No more data: :meth:`run` writes what is queued, then returns."""
-        self._closed = True
-        self._wake.set()
-
-    async def run(self, stream: trio.abc.SendStream) -> None:
-        """Write queued data until :meth:`close`; a broken stream discards the rest."""
-        while True:
-            await self._wake.wait()
-            self._wake = trio.Event()
-            if self._chunks and not self.broken:
-                data = b"".join(self._chunks)
-                self._chunks.clear()
-                await self._write(stream, data)
-            if self._closed and not self._chunks:
-                return
-
-    async def _write(self, stream: trio.abc.SendStream, data: bytes) -> None:
-        try:
-            await stream.send_all(data)
-        except _WRITE_ERRORS as exc:
-            self.broken = True
-            self._chunks.clear()
-            log.warning("output.closed", stream=self.name, error=str(exc) or type(exc).__name__)
-            return
-        self.written_bytes += len(data)
 
 
 class CliInput(trio.abc.SendStream):

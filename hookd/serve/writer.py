@@ -27,9 +27,17 @@ MAX_QUEUED_OUT_BYTES: Final = 8 * 1024 * 1024
 
 
 class Writer:
-    """Owns the send stream: one task writes, everyone else queues."""
+    """Owns a send stream: one task writes, everyone else queues.
 
-    def __init__(self) -> None:
+    Also hookd run's relays of the conversation to stdout and of notes to
+    stderr: a slow reader never holds up the task that queues. Once the stream
+    is broken, or the writer closed, further lines are dropped.
+    """
+
+    def __init__(self, name: str = "stdout") -> None:
+        self.name = name
+        self.broken = False
+        self.written_bytes = 0
         self._out: list[bytes] = []
         self._bytes = 0
         self._wake = trio.Event()
@@ -39,7 +47,9 @@ class Writer:
         self._fd: int | None = None
 
     def send_line(self, line: bytes) -> None:
-        """Queue one framed line (never blocks)."""
+        """Queue one framed line (never blocks; dropped once broken or closed)."""
+        if self.broken or self._closing:
+            return
         self._out.append(line)
         self._bytes += len(line)
         self._wake.set()
@@ -71,17 +81,25 @@ class Writer:
             written = os.write(self._fd, data)
         except OSError:  # would block, or a broken pipe that the writer task will meet
             written = 0
+        self.written_bytes += written
         if written < len(data):
-            self.send_line(data[written:])
+            self._out.append(data[written:])
+            self._bytes += len(data) - written
+            self._wake.set()
 
-    async def run(self, send: trio.abc.SendStream, on_broken: Callable[[], None]) -> None:
+    async def run(
+        self, send: trio.abc.SendStream, on_broken: Callable[[], None] | None = None
+    ) -> None:
         """Write until :meth:`close`; call ``on_broken`` if the peer closed the stream."""
         self._fd = send.fileno() if isinstance(send, trio.lowlevel.FdStream) else None
         while True:
             await self._wake.wait()
             self._wake = trio.Event()
             if self._out and not await self._send(send):
-                on_broken()
+                self.broken = True
+                self._out.clear()
+                if on_broken is not None:
+                    on_broken()
                 return
             if self._closing and not self._out:
                 return
@@ -93,11 +111,12 @@ class Writer:
         try:
             await send.send_all(data)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            log.warning("stdout.closed", error=str(exc) or type(exc).__name__)
+            log.warning(f"{self.name}.closed", error=str(exc) or type(exc).__name__)
             return False
         finally:
             self._sending = False
         self._bytes -= len(data)
+        self.written_bytes += len(data)
         self._drained.set()
         hookd_log.flush()
         return True

@@ -19,7 +19,7 @@ from hookd.cli.run import add_run_parser, cli_command
 from hookd.host.argv import CommandError, complete_command
 from hookd.host.lifetime import RunLifetime
 from hookd.host.progress import Progress, describe_answer
-from hookd.host.relay import CliInput, LineSink
+from hookd.host.relay import CliInput
 from hookd.transcript.format import load
 from hookd.transcript.replay import ReplayConfig, replay
 
@@ -213,38 +213,6 @@ def test_progress_reports_cancels_and_tool_errors() -> None:
 
 
 # -------------------------------------------------------------------- streams
-
-
-@pytest.mark.req("R-208")
-async def test_line_sink_never_blocks_on_a_stalled_reader() -> None:
-    send, receive = trio.testing.lockstep_stream_pair()
-    sink = LineSink("test")
-    expected = b"".join(b"line %d\n" % i for i in range(2000))
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(sink.run, send)
-        for i in range(2000):
-            sink.put(b"line %d\n" % i)  # synchronous: would deadlock if it could block
-        sink.close()
-        got = b""
-        with trio.fail_after(5):
-            while len(got) < len(expected):
-                got += await receive.receive_some()
-    assert got == expected
-    assert sink.written_bytes == len(expected)
-
-
-@pytest.mark.req("R-208")
-async def test_line_sink_drops_output_once_its_reader_is_gone() -> None:
-    send, receive = trio.testing.lockstep_stream_pair()
-    await receive.aclose()
-    sink = LineSink("test")
-    sink.put(b"first\n")
-    sink.close()
-    with trio.fail_after(5):
-        await sink.run(send)
-    assert sink.broken
-    sink.put(b"second\n")
-    assert sink.written_bytes == 0
 
 
 @pytest.mark.req("R-206")
