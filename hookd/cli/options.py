@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Final
+from typing import Any, Final
 
 from hookd.core.registry import DEFAULT_TIMEOUT_S
 from hookd.serve.config import ServeConfig
@@ -122,6 +122,11 @@ def add_http_options(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="exit 0 after SECONDS without hook requests (default: never)",
     )
+    _add_http_limits(http)
+
+
+def _add_http_limits(http: Any) -> None:
+    """Body size, connection count and header time of the HTTP transport."""
     http.add_argument(
         "--max-body-bytes",
         type=positive_int,
