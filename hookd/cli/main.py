@@ -10,7 +10,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hookd._version import __version__
-from hookd.cli.options import SERVE_DESCRIPTION, add_can_use_tool_option, configure_serve_parser
+from hookd.cli.options import (
+    SERVE_DESCRIPTION,
+    add_can_use_tool_option,
+    configure_serve_parser,
+    positive_seconds,
+)
+from hookd.core.registration import DEFAULT_TIMEOUT_S
 
 __all__ = ["build_parser", "main"]
 
@@ -93,7 +99,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def _add_offline_commands(sub: Any) -> None:
     """``check``, ``demo``, ``schema`` and ``validate``: cheap parsers, built every time."""
-    check = sub.add_parser("check", help="load HOOKS and print its registration table")
+    check = sub.add_parser(
+        "check",
+        help="load HOOKS and print its registration table",
+        description="Load HOOKS (and --settings files) as `hookd serve` would and print each "
+        "hook's id, event, matcher, timeout, failure policy, and where it runs (trio, asyncio "
+        "or a thread) and why. A timeout marked (default) is --timeout, the default of Python "
+        "callbacks; (command default) is Claude Code's 600 s, the default of command hooks "
+        "whose settings entry sets none. Exits 1 with a one-line error when the module cannot "
+        "be served.",
+    )
     check.add_argument(
         "hooks",
         metavar="HOOKS",
@@ -109,8 +124,21 @@ def _add_offline_commands(sub: Any) -> None:
         help="also load the command hooks of this settings file (repeatable)",
     )
     add_can_use_tool_option(check)
+    check.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help="default timeout of Python callbacks, as for serve (default: 30)",
+    )
 
-    demo = sub.add_parser("demo", help="run a scripted session against an example module")
+    demo = sub.add_parser(
+        "demo",
+        help="run a scripted session against an example module",
+        description="Start `hookd serve HOOKS` and play a short scripted session against it "
+        "as a CLI would (a prompt, safe and dangerous Bash commands, a Read), printing each "
+        "hook's answer and how long it took.",
+    )
     demo.add_argument(
         "--hooks",
         metavar="HOOKS",
@@ -118,11 +146,24 @@ def _add_offline_commands(sub: Any) -> None:
         help="hooks module to drive (default: the bundled examples/guard.py)",
     )
 
-    schema = sub.add_parser("schema", help="list JSON Schemas, print one, or write them all")
+    schema = sub.add_parser(
+        "schema",
+        help="list JSON Schemas, print one, or write them all",
+        description="Without NAME, list the JSON Schemas hookd validates with (the protocol "
+        "envelopes and the input and output of every hook event); with NAME "
+        "(e.g. events/PreToolUse.output), print that schema; with --write DIR, write them all.",
+    )
     schema.add_argument("name", nargs="?", metavar="NAME", help="schema to print")
     schema.add_argument("--write", metavar="DIR", help="write every schema under DIR")
 
-    validate = sub.add_parser("validate", help="check hook outputs or a transcript offline")
+    validate = sub.add_parser(
+        "validate",
+        help="check hook outputs or a transcript offline",
+        description="Check hook outputs (one JSON object, or JSON lines) as `hookd serve` "
+        "would send them: a missing hookEventName is filled in and continue_/async_ are "
+        "renamed first. A transcript's requests and answers are checked as recorded. "
+        "Exit 0 if all are valid, 1 if not, 2 if the input cannot be read.",
+    )
     validate.add_argument("file", metavar="FILE", help="JSON file, JSON lines, transcript, or -")
     validate.add_argument(
         "--event", metavar="EVENT", help="the hook event of the outputs (when they do not say)"
@@ -151,7 +192,7 @@ def _run_serve(args: argparse.Namespace) -> int:
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    from hookd.serve.service import check
+    from hookd.cli.check import check
 
     if _needs_hooks(args):
         return 2

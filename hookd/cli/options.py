@@ -60,7 +60,8 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         type=positive_seconds,
         default=DEFAULT_TIMEOUT_S,
         metavar="SECONDS",
-        help=f"default hook timeout when a matcher sets none (default: {DEFAULT_TIMEOUT_S:g})",
+        help=f"timeout of Python callbacks that set none (default: {DEFAULT_TIMEOUT_S:g}); "
+        "command hooks take their settings entry's timeout, else 600 as in Claude Code",
     )
     p.add_argument(
         "--max-line-bytes",

@@ -17,7 +17,7 @@ Start a Claude-style coding CLI as a child process, serve HOOKS to it over its
 control protocol, and run one prompt (-p) or the stream-json user messages read
 from stdin. hookd sends `initialize` with the hooks first, answers every hook
 and permission request, keeps the CLI's stdin open until the run is over, and
-exits with the CLI's exit code.
+exits with a code that says how the run ended (below).
 
 stdout carries the CLI's conversation as stream-json lines (nothing when
 stdout is a terminal); a readable progress view goes to stderr when it is a
@@ -33,6 +33,21 @@ examples:
   hookd run --hooks my_hooks.py -p "fix the failing test" -- claude
   hookd run --hooks my_hooks.py -p "tidy up" -- claude --model claude-sonnet-4-5
   my_producer | hookd run --hooks my_hooks.py -- claude > transcript.jsonl
+  echo "list the TODOs" | hookd run --hooks my_hooks.py -- claude
+
+Without -p, each stdin line is a stream-json message, or plain text taken as a
+prompt; each prompt is sent once the CLI has finished the one before it.
+
+exit codes (a line on stderr says why whenever it is not 0):
+  0    the run finished (the CLI's own code if it exited non-zero after that)
+  1    the CLI refused initialize, or did not answer it within --init-timeout
+  2    bad options
+  3    the CLI exited before the run was over (before initialize, or before
+       the result of the last prompt)
+  4    a hook stopped the run (HookAbortError, or an output with continue: false)
+  5    a hook blocked the prompt (UserPromptSubmit decision: block)
+  127  the CLI could not be started
+  130  interrupted (Ctrl-C / SIGINT; 143 for SIGTERM): the CLI was stopped
 """
 
 
@@ -66,7 +81,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         type=positive_seconds,
         default=30.0,
         metavar="SECONDS",
-        help="default hook timeout when a matcher sets none (default: 30)",
+        help="timeout of the hooks that set none (default: 30)",
     )
     p.add_argument(
         "--init-timeout",
@@ -86,6 +101,14 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         choices=["auto", "always", "never"],
         default="auto",
         help="readable progress lines on stderr; auto = when stderr is a terminal",
+    )
+    p.add_argument(
+        "--cli-stderr",
+        default="auto",
+        metavar="FILE",
+        help="where the CLI's own stderr goes: FILE, or - for hookd's stderr (default: auto = "
+        "hookd's stderr, except with the progress view on: a temporary file, named in one "
+        "short line at the end of the view)",
     )
 
 
@@ -109,6 +132,7 @@ def cli_command(args: argparse.Namespace) -> list[str]:
 
 def run_main(args: argparse.Namespace) -> int:
     """``hookd run``: check the arguments, then hand the run to host mode."""
+    from hookd.host.clistderr import stderr_log_path
     from hookd.host.driver import HostOptions
     from hookd.host.main import run_cli
     from hookd.serve import log as hookd_log
@@ -119,11 +143,14 @@ def run_main(args: argparse.Namespace) -> int:
         message = "no prompt: pass -p PROMPT, or pipe stream-json user messages to stdin"
         print(f"hookd run: error: {message}", file=sys.stderr)
         return 2
+    progress = args.progress == "always" or (args.progress == "auto" and os.isatty(2))
+    keep = args.cli_stderr if args.cli_stderr != "auto" or progress else "-"
     options = HostOptions(
         prompt=args.prompt,
         init_timeout_s=args.init_timeout,
-        progress=args.progress == "always" or (args.progress == "auto" and os.isatty(2)),
-        config=ServeConfig(validate=args.validate),
+        progress=progress,
+        cli_stderr=stderr_log_path(keep),
+        config=ServeConfig(validate=args.validate, finish_on_eof=False),
         hooks=args.hooks,
         serve_args=_serve_args(args),
     )

@@ -10,7 +10,9 @@
   its event's input schema, and hookd's success answer to it (matched by request
   id) against the event's output schema.
 
-Outputs are checked as sent on the wire: nothing is filled in. One line per
+Outputs are checked as ``hookd serve`` would send them: a missing
+``hookEventName`` is filled in and ``continue_``/``async_`` are renamed first; a
+transcript's answers are checked as recorded on the wire. One line per
 problem, then a summary. Exit 0 if everything is valid, 1 if not, 2 if the file
 cannot be read.
 """
@@ -25,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from hookd.core.schemas import render_schema, schema_names, write_schemas
-from hookd.errors import json_type
+from hookd.errors import InvalidOutputError, json_type
 from hookd.events import EVENTS
-from hookd.events.validation import check_input, validate_output
+from hookd.events.names import unknown_event
+from hookd.events.validation import check_input, prepare_output, sdk_renamed, validate_output
 
 __all__ = ["schema_main", "validate_main"]
 
@@ -63,15 +66,18 @@ def schema_main(name: str | None, write_dir: str | None) -> int:
 
 def validate_main(path: str, event: str | None) -> int:
     """Validate the outputs, or the transcript, in ``path`` (``-``: stdin)."""
+    if event is not None and event not in EVENTS:
+        print(f"hookd validate: error: --event: {unknown_event(event)}", file=sys.stderr)
+        return 2
     label = "<stdin>" if path == "-" else path
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        print(f"hookd validate: cannot read {label}: {exc}", file=sys.stderr)
+        print(f"hookd validate: error: cannot read {label}: {exc}", file=sys.stderr)
         return 2
     lines = list(_parse(text))
     if not lines:
-        print(f"hookd validate: {label} holds no JSON", file=sys.stderr)
+        print(f"hookd validate: error: {label} holds no JSON", file=sys.stderr)
         return 2
     report = _Report(label)
     if any(_is_record(value) for _, value, _ in lines):
@@ -149,7 +155,21 @@ def _check_outputs(lines: list[_Line], event: str | None, report: _Report) -> No
                 "cannot tell the event: give --event or set hookSpecificOutput.hookEventName",
             )
             continue
-        _output(report, number, name, value, f"{name} output")
+        if name not in EVENTS:
+            report.result(number, f"{name} output", f"hookEventName: {unknown_event(name)}")
+            continue
+        report.result(number, f"{name} output", _as_served(name, value))
+
+
+def _as_served(event: str, value: Any) -> str | None:
+    """What is wrong with ``value`` once hookd serve has prepared it, as it would be sent."""
+    if not isinstance(value, dict):
+        return validate_output(event, value)
+    try:
+        prepare_output(event, sdk_renamed(value))
+    except InvalidOutputError as exc:
+        return str(exc)
+    return None
 
 
 def _named_event(value: Any) -> str | None:

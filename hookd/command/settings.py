@@ -2,7 +2,9 @@
 
 Shape: ``{"hooks": {EVENT: [{"matcher": M, "hooks": [HANDLER, ...]}, ...]}}``
 with ``HANDLER = {"type": "command", "command": "...", "timeout": 30}``. Each
-command handler becomes one registration (its own id, its own matcher entry).
+command handler becomes one registration (its own id, its own matcher entry),
+with the entry's ``timeout``, else Claude Code's 600 s (not ``--timeout``,
+which is the default of Python callbacks).
 hookd extensions on a handler: ``"retry": {"attempts", "backoff", "multiplier",
 "maxBackoff", "exitCodes"}`` and ``"onFailure": "continue" | "block"``.
 
@@ -28,12 +30,15 @@ from hookd.errors import HookdError, json_type, msgspec_problem
 from hookd.events import EVENTS
 from hookd.events.names import unknown_event
 
-__all__ = ["SettingsError", "load_settings", "project_dir"]
+__all__ = ["COMMAND_TIMEOUT_S", "SettingsError", "load_settings", "project_dir"]
 
 #: Hook types of Claude Code that hookd does not run.
 OTHER_TYPES: Final = frozenset({"http", "prompt", "agent", "mcp_tool"})
 #: Handler fields hookd cannot honour: an entry that sets one is skipped.
 UNSUPPORTED: Final = ("if", "async", "asyncRewake", "once")
+
+#: A command handler's timeout when its entry sets none: Claude Code's default for commands.
+COMMAND_TIMEOUT_S: Final = 600.0
 
 NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 
@@ -187,7 +192,7 @@ class _Loader:
                 event,
                 entry.command,
                 matcher=matcher,
-                timeout=entry.timeout,
+                timeout=entry.timeout if entry.timeout is not None else COMMAND_TIMEOUT_S,
                 on_failure=entry.on_failure,
                 retry=entry.retry.policy() if entry.retry is not None else None,
                 args=entry.args,

@@ -71,8 +71,10 @@ def _import(spec: str) -> ModuleType:
 
 
 def _import_file(path: Path) -> ModuleType:
+    if path.is_dir():
+        raise RegistrationError(f"{path}: a directory, not a hooks file (give path/to/hooks.py)")
     if not path.is_file():
-        raise RegistrationError(f"{path}: no such file")
+        raise RegistrationError(f"{path}: no such file{_bundled_hint(path)}")
     name = f"hookd_user_{path.stem}_{abs(hash(str(path.resolve()))):x}"
     module_spec = importlib.util.spec_from_file_location(name, path)
     if module_spec is None or module_spec.loader is None:
@@ -95,6 +97,17 @@ def _import_file(path: Path) -> ModuleType:
         sys.modules.pop(name, None)
         raise RegistrationError(_failure(str(path), exc)) from exc
     return module
+
+
+def _bundled_hint(path: Path) -> str:
+    """Where the example of that name is installed, for ``examples/guard.py`` outside a checkout."""
+    package = Path(__file__).resolve().parents[1]
+    if path.parent.name != "examples":
+        return ""
+    for folder in (package / "_examples", package.parent / "examples"):
+        if (folder / path.name).is_file():
+            return f" (the example installed with hookd is {folder / path.name})"
+    return ""
 
 
 def _line_of(path: Path, exc: BaseException) -> str:

@@ -121,6 +121,8 @@ class Registration:
     sequential: bool = False
     retry: RetryPolicy | None = None
     input_type: type[Any] | None = None
+    runner_why: str = ""
+    runner_doubt: str | None = None
 
     @property
     def name(self) -> str:

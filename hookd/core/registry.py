@@ -29,7 +29,7 @@ from hookd.core.registration import (
     default_on_failure,
     matcher_fields,
 )
-from hookd.core.runner import detect_runner, wanted_input_type
+from hookd.core.runner import choose_runner, detect_runner, wanted_input_type
 from hookd.core.sessions import SessionStates
 
 __all__ = [
@@ -118,7 +118,9 @@ class Registry:
         )
         reg = self.add_matcher(event, m, where=f"@hook({event!r})")[0]
         if runner is not None:
-            reg = replace(reg, runner=runner)
+            reg = replace(
+                reg, runner=runner, runner_why=f"runner={runner!r} given", runner_doubt=None
+            )
             with self._lock:
                 self._by_id[reg.callback_id] = reg
         return reg
@@ -129,6 +131,7 @@ class Registry:
         check_callable(callback, where)
         callback_id = f"hook_{len(self._by_id) + 1}"
         timeout_s = group.timeout_s if group.timeout_s is not None else self.default_timeout_s
+        choice = choose_runner(callback)
         reg = Registration(
             callback_id=callback_id,
             event=group.event,
@@ -137,7 +140,9 @@ class Registry:
             timeout_s=timeout_s,
             timeout_declared=group.timeout_s is not None,
             on_failure=group.on_failure or default_on_failure(group.event),
-            runner=detect_runner(callback),
+            runner=choice.runner,
+            runner_why=choice.why,
+            runner_doubt=choice.doubt,
             group=len(self._groups) - 1,
             sequential=group.sequential,
             retry=retry,
@@ -179,6 +184,14 @@ class Registry:
                     entry["sequential"] = True
                 out.setdefault(g.event, []).append(entry)
         return out
+
+    def doubts(self) -> list[str]:
+        """Warnings worth giving at load: callbacks whose runner may be the wrong one."""
+        return [
+            f"{r.callback_id} ({r.name}) runs on {r.runner}: {r.runner_doubt}"
+            for r in self.registrations()
+            if r.runner_doubt
+        ]
 
     def session_state(self, session_id: str | None) -> dict[str, Any]:
         """The ``state`` dict shared by every hook of one session."""

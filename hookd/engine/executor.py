@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextvars
 import inspect
 import time
-import traceback
 import types
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, Final
@@ -24,9 +23,10 @@ from hookd.core.context import HookContext
 from hookd.core.policy import Outcome
 from hookd.core.registry import Registration
 from hookd.engine.aio import run_on_asyncio
+from hookd.engine.tracebacks import user_traceback
 from hookd.engine.watchdog import HookStuckError, watched
 from hookd.errors import HookAbortError, InvalidOutputError, RetryableHookError
-from hookd.events.validation import prepare_output
+from hookd.events.validation import prepare_output, sdk_renamed
 
 __all__ = ["Executor", "effective_timeout"]
 
@@ -60,19 +60,24 @@ class Executor:
         tool_use_id: str | None,
         ctx: HookContext,
         scope: trio.CancelScope | None = None,
+        *,
+        arrived: float | None = None,
     ) -> Outcome:
         """Run ``reg`` on ``input_data``; return how it ended.
 
         Never raises but trio's own cancellation. A caller that may withdraw the
         request passes its own ``scope`` (one cancel scope per request is cheaper
         than two): cancelling it before the deadline gives a ``cancelled``
-        outcome, which is never answered.
+        outcome, which is never answered. The deadline runs from ``arrived``
+        (``time.monotonic()`` when the request was read), else from now.
         """
         arg = _typed_input(reg, input_data)
         timeout_s = effective_timeout(reg.timeout_s)
-        deadline = time.monotonic() + timeout_s
+        now = time.monotonic()
+        left = timeout_s - (now - arrived if arrived is not None else 0.0)
+        deadline = now + left
         scope = scope if scope is not None else trio.CancelScope()
-        scope.deadline = trio.current_time() + timeout_s
+        scope.deadline = trio.current_time() + left
         with scope:
             try:
                 result = await self._attempts(reg, arg, tool_use_id, ctx, deadline)
@@ -96,6 +101,8 @@ class Executor:
         tool_use_id: str | None,
         ctx: HookContext,
         on_suspend: Callable[[], None],
+        *,
+        arrived: float | None = None,
     ) -> Generator[Any, Any, Outcome]:
         """Run a trio hook in the caller's own task, without a task or scope of its own.
 
@@ -110,7 +117,7 @@ class Executor:
             arg = _typed_input(reg, input_data)
             awaitable = reg.callback(arg, tool_use_id, ctx)
             if inspect.iscoroutine(awaitable):
-                deadline = time.monotonic() + timeout_s
+                deadline = (arrived if arrived is not None else time.monotonic()) + timeout_s
                 context = contextvars.copy_context()
                 result = yield from watched(awaitable, deadline, on_suspend, context)
             else:
@@ -141,7 +148,7 @@ class Executor:
                 return Outcome("invalid_output", message=f"expected a dict or None, got {kind}")
             result = dict(result)
         if "continue_" in result or "async_" in result:
-            result = _rename(result)
+            result = sdk_renamed(result)
         if not self.validate:
             return Outcome("ok", result)
         try:
@@ -213,15 +220,6 @@ def _typed_input(reg: Registration, input_data: dict[str, Any]) -> Any:
     return msgspec.convert(input_data, reg.input_type)
 
 
-def _rename(result: Mapping[str, Any]) -> dict[str, Any]:
-    """The SDK's shallow rename: ``continue_`` -> ``continue``, ``async_`` -> ``async``."""
-    out = dict(result)
-    for py_name, wire_name in (("continue_", "continue"), ("async_", "async")):
-        if py_name in out:
-            out[wire_name] = out.pop(py_name)
-    return out
-
-
 def _is_cancellation(exc: BaseException) -> bool:
     if isinstance(exc, trio.Cancelled):
         return True
@@ -248,7 +246,7 @@ def _failed(reg: Registration, ctx: HookContext, exc: BaseException, timeout_s: 
                 "timeout",
                 message=f"held the event loop past {timeout_s:g}s without awaiting (interrupted)",
             )
-    text = "".join(traceback.format_exception(exc, limit=64))  # a RecursionError stays cheap
+    text = user_traceback(exc)
     log.error(
         "hook.raised",
         request_id=ctx.request_id,

@@ -19,6 +19,7 @@ from hookd import wire
 from hookd.core.policy import Answer
 from hookd.core.registry import Registry, detect_runner
 from hookd.engine.aio import run_on_asyncio
+from hookd.engine.tracebacks import user_traceback
 from hookd.wire.errors import NO_PERMISSION_CALLBACK_TEXT, ErrorKind
 
 __all__ = ["PermissionContext", "answer_can_use_tool", "permission_payload"]
@@ -63,7 +64,12 @@ async def answer_can_use_tool(
             result = await _call(fn, body.tool_name, body.input, ctx)
             payload = permission_payload(result, body.input)
         except Exception as exc:
-            log.error("permission.raised", request_id=request_id, error=repr(exc))
+            log.error(
+                "permission.raised",
+                request_id=request_id,
+                error=repr(exc),
+                traceback=user_traceback(exc),
+            )
             return Answer(
                 "exception",
                 error_kind=ErrorKind.HOOK_EXECUTION_ERROR,

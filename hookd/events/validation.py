@@ -22,7 +22,16 @@ from hookd.errors import InvalidOutputError, json_type
 from hookd.events import EVENTS, AsyncOutput, EventSpec
 from hookd.events.explain import ASYNC, Where, explain, output_hints, show
 
-__all__ = ["check_input", "prepare_output", "validate_output"]
+__all__ = ["check_input", "prepare_output", "sdk_renamed", "validate_output"]
+
+
+def sdk_renamed(result: dict[str, Any]) -> dict[str, Any]:
+    """The SDK's shallow rename: ``continue_`` -> ``continue``, ``async_`` -> ``async``."""
+    out = dict(result)
+    for py_name, wire_name in (("continue_", "continue"), ("async_", "async")):
+        if py_name in out:
+            out[wire_name] = out.pop(py_name)
+    return out
 
 
 def prepare_output(event: str, output: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+from collections.abc import Callable
 from typing import Final
 
 import structlog
@@ -25,12 +26,19 @@ def exit_status(returncode: int | None) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
-async def forward_signals(proc: trio.Process, *, kill_on_repeat: bool) -> None:
+async def forward_signals(
+    proc: trio.Process,
+    *,
+    kill_on_repeat: bool,
+    on_signal: Callable[[int], None] | None = None,
+) -> None:
     """SIGINT/SIGTERM go on to ``proc``; with ``kill_on_repeat`` a second one kills it."""
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         count = 0
         async for signum in signals:
             count += 1
+            if on_signal is not None:
+                on_signal(signum)
             if proc.returncode is not None:
                 continue
             log.info("child.signal", signal=signal.Signals(signum).name, count=count)

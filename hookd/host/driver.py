@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 import msgspec
@@ -25,6 +26,7 @@ from hookd.host.lifetime import RunLifetime
 from hookd.host.progress import Progress
 from hookd.host.relay import CliInput, Observed
 from hookd.host.stdio import HostIO, ThreadWriter
+from hookd.host.verdict import Verdict, Watch
 from hookd.serve.config import ServeConfig
 from hookd.serve.server import Server
 from hookd.serve.writer import Writer
@@ -50,6 +52,7 @@ class HostOptions:
     config: ServeConfig = field(default_factory=ServeConfig)
     hooks: str | None = None  # the hooks spec, named in a recorded transcript's header
     serve_args: tuple[str, ...] = ()  # the matching `hookd serve` options, likewise
+    cli_stderr: Path | None = None  # where the CLI's stderr goes (None: hookd's stderr)
 
 
 def user_message(prompt: str) -> dict[str, Any]:
@@ -97,6 +100,9 @@ class Driver:
             self.output.close()  # nothing is relayed: drop conversation lines at once
         self.notes = Writer("stderr")
         self.progress = Progress(self._note) if options.progress else None
+        self.verdict = Verdict()
+        self.initialized = False
+        self._turn_over = trio.lowlevel.ParkingLot()
         self._changed = trio.Event()
         self._stop = trio.Event()
         self._init_id = f"req_1_{secrets.token_hex(4)}"
@@ -110,9 +116,9 @@ class Driver:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         progress = self.progress
         cli_out, cli_stdin = recorded(self.proc.stdout, self.proc.stdin, self.options)
-        cli_in = CliInput(cli_stdin, progress.to_cli if progress else None)
-        if progress is not None:
-            cli_out = Observed(cli_out, progress.from_cli)
+        watch = Watch(self.verdict, progress)
+        cli_in = CliInput(cli_stdin, watch.to_cli)
+        cli_out = Observed(cli_out, watch.from_cli)
         async with trio.open_nursery() as sinks:
             if self.io.stdout is not None:
                 sinks.start_soon(self.output.run, self.io.stdout)
@@ -157,19 +163,28 @@ class Driver:
         payload = answer.get("response") if isinstance(answer.get("response"), dict) else {}
         version = payload.get("claude_code_version") if payload else None
         log.info("cli.initialized", hooks=len(self.registry), cli_version=version)
+        self.initialized = True
         count = len(self.registry)
         self._note(f"hookd: {count} hook{'' if count == 1 else 's'} registered with the CLI")
         return True
 
     def _fail(self, reason: str) -> bool:
-        self.failure = reason
-        log.error("run.failed", reason=reason)
-        self._note(f"hookd: error: {reason}")
+        self.failure = reason  # said on stderr at the end (see hookd.host.verdict)
+        log.info("run.failed", reason=reason)
         return False
 
     def _send_prompt(self, prompt: str) -> None:
         self.server.send_line(wire.encode_message(user_message(prompt)))
+        self._prompt_sent()
+
+    def _prompt_sent(self) -> None:
         self.lifetime.prompt_sent()
+        self.verdict.prompt_sent()
+
+    async def _turn_done(self) -> None:
+        """Wait until the CLI answered the last prompt with a ``result``."""
+        while self.lifetime.prompts and not self.lifetime.result_seen:
+            await self._turn_over.park()
 
     async def _relay_input(self) -> None:
         """Relay hookd's stdin (stream-json lines) to the CLI until EOF."""
@@ -177,31 +192,33 @@ class Driver:
         if self.io.stdin is not None:
             while data := await self.io.stdin.receive_some(wire.READ_SIZE):
                 for line in framer.feed(bytes(data)):
-                    self._relay_line(line)
+                    await self._relay_line(line)
         tail = framer.close()
         if tail is not None:
-            self._relay_line(tail)
+            await self._relay_line(tail)
         self.lifetime.end_of_input()
         self._changed.set()
 
-    def _relay_line(self, line: bytes | wire.Oversize) -> None:
+    async def _relay_line(self, line: bytes | wire.Oversize) -> None:
+        """One line of hookd's stdin: a stream-json message, or plain text as a prompt.
+
+        A prompt (a ``user`` message or plain text) waits for the ``result`` of
+        the one before it, so that each prompt is a turn of its own.
+        """
         if isinstance(line, wire.Oversize):
             log.warning("input.too_long", size=line.size)
             return
-        try:
-            message = msgspec.json.decode(line)
-        except msgspec.DecodeError as exc:
-            log.warning("input.invalid", error=str(exc))
+        found = _as_message(line)
+        if found is None:
             return
-        if not isinstance(message, dict):
-            log.warning("input.invalid", error="not a JSON object")
-            return
+        message, data = found
         if _is_initialize(message):
             self._refuse_initialize(message)
             return
-        self.server.send_line(line + b"\n")
         if message.get("type") == "user":
-            self.lifetime.prompt_sent()
+            await self._turn_done()
+            self._prompt_sent()
+        self.server.send_line(data)
 
     def _refuse_initialize(self, message: dict[str, Any]) -> None:
         text = "hookd run has initialized the CLI already; hooks come from --hooks"
@@ -242,6 +259,7 @@ class Driver:
             return
         if self.lifetime.observe(obj):
             self._changed.set()
+            self._turn_over.unpark_all()
         if self.hide_host_only and obj.get("sdk_host_only") is True:
             return
         self.output.send_line(line + b"\n")
@@ -257,6 +275,22 @@ class Driver:
     def _note(self, text: str) -> None:
         if self.progress is not None:
             self.notes.send_line(text.encode() + b"\n")
+
+
+def _as_message(line: bytes) -> tuple[dict[str, Any], bytes] | None:
+    """A stdin line as a stream-json message and the line to send; plain text is a prompt."""
+    try:
+        message = msgspec.json.decode(line)
+    except msgspec.DecodeError:
+        text = line.decode("utf-8", "replace").strip()
+        if not text:
+            return None
+        prompt = user_message(text)
+        return prompt, wire.encode_message(prompt)
+    if not isinstance(message, dict):
+        log.warning("input.invalid", error="a JSON line that is not an object")
+        return None
+    return message, line + b"\n"
 
 
 def _is_initialize(message: dict[str, Any]) -> bool:

@@ -22,6 +22,7 @@ from hookd.core.registry import Registry
 from hookd.errors import HookdError
 from hookd.host.argv import CommandError, complete_command
 from hookd.host.child import forward_signals, reap
+from hookd.host.clistderr import CliStderr
 from hookd.host.driver import Driver, HostOptions
 from hookd.host.stdio import HostIO, open_host_io
 from hookd.serve import log as hookd_log
@@ -32,6 +33,8 @@ __all__ = ["HostOptions", "cli_environment", "run_cli", "run_host"]
 log = structlog.get_logger("hookd.host")
 
 SESSION_STATE_ENV: Final = "CLAUDE_CODE_SDK_READS_SESSION_STATE"
+#: How long the CLI's stderr may stay open after it exited (a child holding it).
+STDERR_GRACE_S: Final = 2.0
 
 
 def cli_environment(environ: Mapping[str, str]) -> tuple[dict[str, str], bool]:
@@ -51,26 +54,52 @@ async def run_host(
 ) -> int:
     """Run the CLI ``argv`` under ``registry``'s hooks; return hookd's exit code."""
     env, asked_state = cli_environment(os.environ)
+    kept = CliStderr(options.cli_stderr) if options.cli_stderr is not None else None
     try:
         proc = await trio.lowlevel.open_process(
-            list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if kept is not None else None,
+            env=env,
         )
     except OSError as exc:
-        print(f"hookd run: error: cannot run {argv[0]!r}: {exc.strerror or exc}", file=sys.stderr)
+        hint = " (is Claude Code installed? give its path after --)" if argv[0] == "claude" else ""
+        print(
+            f"hookd run: error: cannot run {argv[0]!r}: {exc.strerror or exc}{hint}",
+            file=sys.stderr,
+        )
         return 127
     log.info("cli.started", pid=proc.pid, argv=list(argv))
     driver = Driver(registry, proc, options, io, hide_host_only=asked_state)
     try:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(partial(forward_signals, proc, kill_on_repeat=True))
+            signals = partial(forward_signals, on_signal=driver.verdict.signaled)
+            nursery.start_soon(partial(signals, proc, kill_on_repeat=True))
+            if kept is not None and proc.stderr is not None:
+                nursery.start_soon(kept.keep, proc.stderr)
             await driver.run()
             code = await reap(proc)
+            if kept is not None:
+                with trio.move_on_after(STDERR_GRACE_S):  # what the CLI wrote as it exited
+                    await kept.done.wait()
             nursery.cancel_scope.cancel()
     finally:
         if proc.returncode is None:
             proc.kill()
     log.info("cli.exited", code=code)
-    return 1 if driver.failure is not None else code
+    summary = kept.summary() if kept is not None and options.progress else None
+    return _end(driver, code, summary)
+
+
+def _end(driver: Driver, code: int, summary: str | None) -> int:
+    """Say how the run ended (see :mod:`hookd.host.verdict`); hookd's exit code."""
+    ending = driver.verdict.ending(code, initialized=driver.initialized, failure=driver.failure)
+    hookd_log.flush()  # the log lines before the last lines
+    for line in (summary, ending.line):
+        if line is not None:
+            print(line, file=sys.stderr, flush=True)
+    return ending.code
 
 
 def run_cli(
@@ -90,6 +119,8 @@ def run_cli(
             registry = load_hooks(
                 hooks, Registry(default_timeout_s=timeout_s), can_use_tool=can_use_tool
             )
+            for doubt in registry.doubts():
+                print(f"hookd run: warning: {doubt}", file=sys.stderr)
             argv = complete_command(command, can_use_tool=registry.can_use_tool is not None)
         except CommandError as exc:
             return _fail(str(exc), 2)

@@ -140,6 +140,8 @@ class Progress:
                 self._tool_errors(msg)
             case "result":
                 self._result(msg)
+            case "system" if msg.get("subtype") == "api_retry":
+                self._retry(msg)
 
     def host_message(self, msg: JsonObject) -> None:
         """One parsed message hookd sent to the CLI."""
@@ -183,11 +185,20 @@ class Progress:
             if block.get("type") == "tool_result" and block.get("is_error"):
                 self._emit(f"    ! {_one_line(_result_text(block.get('content')))}")
 
+    def _retry(self, msg: JsonObject) -> None:
+        """The CLI is retrying a failed API call: say so, or the view looks stuck."""
+        status = msg.get("error_status")
+        error = " ".join(str(x) for x in (status, msg.get("error")) if x) or "API error"
+        delay = float(msg.get("retry_delay_ms") or 0) / 1000
+        attempt, most = msg.get("attempt"), msg.get("max_retries")
+        self._emit(f"  ~ API {_one_line(error, 60)}: retry {attempt}/{most} in {delay:.1f} s")
+
     def _result(self, msg: JsonObject) -> None:
         seconds = float(msg.get("duration_ms") or 0) / 1000
         turns = msg.get("num_turns")
         status = "error" if msg.get("is_error") else "done"
-        text = _one_line(msg.get("result") or "")
+        why = msg.get("terminal_reason") or msg.get("subtype") or "no text"
+        text = _one_line(msg.get("result") or f"({why})")
         self._emit(f"= {status}: {text} ({turns} turns, {seconds:.1f} s)")
 
 

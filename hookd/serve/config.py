@@ -17,3 +17,6 @@ class ServeConfig:
     max_in_flight: int = 4096
     max_in_flight_bytes: int = 256 * 1024 * 1024
     validate: bool = True
+    #: On EOF, let the hooks in flight finish (each within its deadline) and send their
+    #: answers; False cancels them unanswered (host mode: the CLI that would read them is gone).
+    finish_on_eof: bool = True

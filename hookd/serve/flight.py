@@ -17,11 +17,12 @@ Key = tuple[wire.Framing, wire.RequestId]
 class Flight:
     """One request in flight: its cancel scope, and whether the peer withdrew it."""
 
-    __slots__ = ("batch", "scope", "size", "withdrawn")
+    __slots__ = ("arrived", "batch", "scope", "size", "withdrawn")
 
     def __init__(self, batch: Batch | None, scope: trio.CancelScope | None = None) -> None:
         self.scope = scope if scope is not None else trio.CancelScope()
         self.size = 0
+        self.arrived: float | None = None  # time.monotonic() when its line was read
         self.withdrawn = False
         self.batch = batch
 

@@ -31,11 +31,17 @@ class Handlers:
         self.validate = validate
         self._warned_events: set[str] = set()
 
-    async def answer(self, call: wire.Call, scope: trio.CancelScope) -> Answer | None:
-        """The answer to ``call``, run under ``scope``; None when it was cancelled."""
+    async def answer(
+        self, call: wire.Call, scope: trio.CancelScope, arrived: float | None = None
+    ) -> Answer | None:
+        """The answer to ``call``, run under ``scope``; None when it was cancelled.
+
+        ``arrived`` (``time.monotonic()``) is when the request was read: a hook's
+        deadline runs from then, however long it waited behind other work.
+        """
         body = call.body
         if isinstance(body, wire.HookCallback):  # the hot path: the executor enters the scope
-            return await self.hook_callback(call.request_id, body, scope)
+            return await self.hook_callback(call.request_id, body, scope, arrived)
         with scope:
             return await self._answer_other(call)
         return None  # cancelled
@@ -60,7 +66,11 @@ class Handlers:
         return initialize_payload(self.registry)
 
     async def hook_callback(
-        self, request_id: wire.RequestId | None, body: wire.HookCallback, scope: trio.CancelScope
+        self,
+        request_id: wire.RequestId | None,
+        body: wire.HookCallback,
+        scope: trio.CancelScope,
+        arrived: float | None = None,
     ) -> Answer:
         reg = self.registry.get(body.callback_id)
         if reg is None:
@@ -73,7 +83,9 @@ class Handlers:
         if problem is not None:
             return invalid(problem)
         ctx = self.context(request_id, reg, body)
-        outcome = await self.executor.run(reg, body.input, body.tool_use_id, ctx, scope)
+        outcome = await self.executor.run(
+            reg, body.input, body.tool_use_id, ctx, scope, arrived=arrived
+        )
         return resolve(reg, outcome)
 
     def context(

@@ -159,6 +159,14 @@ def _json_renderer() -> Any:
     return structlog.processors.JSONRenderer(serializer=lambda obj, **_: encoder.encode(obj))
 
 
+def _traceback_as_block(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+    """On a terminal, a hook's traceback prints as lines under the log line, not as one string."""
+    text = event.pop("traceback", None)
+    if isinstance(text, str):
+        event["exception"] = text
+    return event
+
+
 def configure(level: str = "info", fmt: LogFormat = "auto", *, fd: int = 2) -> None:
     """Send hookd's log to ``fd`` (stderr) at ``level`` in ``fmt``."""
     global _sink, _info_enabled
@@ -173,6 +181,7 @@ def configure(level: str = "info", fmt: LogFormat = "auto", *, fd: int = 2) -> N
     ]
     if use_console:
         _sink = None
+        processors.append(_traceback_as_block)
         stream: BinaryIO = os.fdopen(os.dup(fd), "w", buffering=1)  # type: ignore[assignment]
         processors.append(structlog.dev.ConsoleRenderer(colors=False))
         factory: Any = structlog.PrintLoggerFactory(stream)  # type: ignore[arg-type]

@@ -36,6 +36,7 @@ class Router:
         self.inflight = inflight
         self.nursery: trio.Nursery | None = None
         self.on_passthrough: PassthroughSink | None = None
+        self.arrived = time.monotonic()  # when the lines being routed were read
 
     def on_message(
         self, msg: wire.Message, line: bytes, batch: Batch | None, size: int = 0
@@ -105,6 +106,7 @@ class Router:
             return
         flight = Flight(batch)
         flight.size = size
+        flight.arrived = self.arrived
         self.inflight.add(key, flight)
         self.nursery.start_soon(self._run_call, call, key, flight)
 
@@ -140,7 +142,7 @@ class Router:
     async def _run_call(self, call: wire.Call, key: Key, flight: Flight) -> None:
         started = time.perf_counter()
         try:
-            answer = await self.handlers.answer(call, flight.scope)
+            answer = await self.handlers.answer(call, flight.scope, flight.arrived)
         except Exception as exc:  # a bug in hookd itself: answer it, keep serving
             log.exception("internal.error", request_id=call.request_id)
             answer = internal_error(f"internal error: {type(exc).__name__}: {exc}")

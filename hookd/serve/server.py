@@ -56,6 +56,7 @@ class Server:
         self._eof = False
         self._reading_done = trio.Event()
         self._waits: set[str] = set()  # callback ids seen yielding to trio
+        self._stopped = False
 
     # -- public -------------------------------------------------------------
 
@@ -67,6 +68,7 @@ class Server:
         """Input read before :meth:`serve` started: served first."""
         if data:
             self._pending.extend(self._framer.feed(data))
+            self._router.arrived = time.monotonic()
 
     @property
     def in_flight(self) -> int:
@@ -98,18 +100,25 @@ class Server:
         *,
         stop: trio.Event | None = None,
     ) -> None:
-        """Serve until EOF on ``receive`` (or ``stop``); then cancel, flush and return."""
+        """Serve until EOF on ``receive`` (or ``stop``); then flush and return.
+
+        On EOF the hooks in flight finish within their deadlines and are
+        answered (unless ``finish_on_eof`` is off); ``stop`` cancels them unanswered.
+        """
         self._receive = receive
         async with trio.open_nursery() as outer:
             outer.start_soon(self._write, send, outer.cancel_scope)
             outer.start_soon(_log_flusher)
             if stop is not None:
-                outer.start_soon(_set_when, stop, self._reading_done)
+                outer.start_soon(self._stop_when, stop)
             async with trio.open_nursery() as requests:
                 self._router.nursery = requests
                 requests.start_soon(self._reader)
                 await self._reading_done.wait()
-                self._router.shutdown()
+                if not (self._eof and self.config.finish_on_eof) or self._stopped:
+                    self._router.shutdown()
+                elif len(self._inflight):
+                    log.info("stdin.closed.finishing", in_flight=len(self._inflight))
             self._writer.close()
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await send.aclose()
@@ -142,6 +151,8 @@ class Server:
             assert self._receive is not None
             data = await self._receive.receive_some(wire.READ_SIZE)
             if data:
+                # every pending line is from this read: deadlines run from now (R-076)
+                self._router.arrived = time.monotonic()
                 self._pending.extend(self._framer.feed(bytes(data)))
             else:
                 self._eof = True
@@ -206,10 +217,21 @@ class Server:
             )
             return False
         ctx = self._handlers.context(call.request_id, reg, body)
+        arrived = self._router.arrived
         keep_hook = partial(
-            self._keep_hook, inline, size, call=call, key=key, reg=reg, ctx=ctx, started=started
+            self._keep_hook,
+            inline,
+            size,
+            call=call,
+            key=key,
+            reg=reg,
+            ctx=ctx,
+            started=started,
+            arrived=arrived,
         )
-        outcome = await self.executor.run_inline(reg, body.input, body.tool_use_id, ctx, keep_hook)
+        outcome = await self.executor.run_inline(
+            reg, body.input, body.tool_use_id, ctx, keep_hook, arrived=arrived
+        )
         if inline.call is not None:
             if inline.flight.withdrawn:
                 return True
@@ -230,13 +252,18 @@ class Server:
         reg: Registration,
         ctx: HookContext,
         started: float,
+        arrived: float,
     ) -> None:
-        """The inline hook yielded to trio: this task stays with it; a new one reads."""
+        """The inline hook yielded to trio: this task stays with it; a new one reads.
+
+        Its deadline runs from ``arrived``, when its line was read (R-128).
+        """
         self._waits.add(reg.callback_id)
         inline.adopt(call, key, reg, ctx, started)
         inline.flight.size = size
         self._inflight.add(key, inline.flight)
-        inline.scope.deadline = trio.current_time() + effective_timeout(reg.timeout_s)
+        left = effective_timeout(reg.timeout_s) - (time.monotonic() - arrived)
+        inline.scope.deadline = trio.current_time() + left
         assert self._router.nursery is not None
         self._router.nursery.start_soon(self._reader)
 
@@ -262,6 +289,13 @@ class Server:
             call.framing, call.request_id, None, answer, started=inline.started, call=call
         )
 
+    async def _stop_when(self, stop: trio.Event) -> None:
+        """A signal: stop reading and cancel what is in flight, even while finishing after EOF."""
+        await stop.wait()
+        self._stopped = True
+        self._reading_done.set()
+        self._router.shutdown()
+
     # -- writing ------------------------------------------------------------
 
     async def _write(self, send: trio.abc.SendStream, outer: trio.CancelScope) -> None:
@@ -277,11 +311,6 @@ async def _log_flusher() -> None:
     while True:
         await trio.sleep(LOG_FLUSH_S)
         hookd_log.flush()
-
-
-async def _set_when(event: trio.Event, other: trio.Event) -> None:
-    await event.wait()
-    other.set()
 
 
 async def serve(

@@ -16,7 +16,7 @@ from hookd.serve.stdio import protocol_stdio
 from hookd.serve.user_input import no_user
 from hookd.transcript.format import RECORD_ENV
 
-__all__ = ["check", "run_service"]
+__all__ = ["load_registry", "run_service"]
 
 #: Allocations between young-generation collections: per-request dicts are short-lived.
 GC_THRESHOLD = 10_000
@@ -29,6 +29,11 @@ def _fail(args: argparse.Namespace, message: str) -> int:
     command = getattr(args, "subcommand", None) or "serve"
     print(f"hookd {command}: error: {message}", file=sys.stderr)
     return 1
+
+
+def _warn(args: argparse.Namespace, message: str) -> None:
+    command = getattr(args, "subcommand", None) or "serve"
+    print(f"hookd {command}: warning: {message}", file=sys.stderr)
 
 
 def load_registry(args: argparse.Namespace) -> Registry:
@@ -45,7 +50,9 @@ def load_registry(args: argparse.Namespace) -> Registry:
         from hookd.command.settings import load_settings
 
         for problem in load_settings(args.settings, registry):
-            print(f"hookd: warning: {problem}", file=sys.stderr)
+            _warn(args, problem)
+    for problem in registry.doubts():
+        _warn(args, problem)
     if len(registry) == 0 and registry.can_use_tool is None:
         raise HookdError("no hooks to serve")
     return registry
@@ -106,30 +113,3 @@ def _exit_now(code: int) -> None:
         with contextlib.suppress(Exception):
             stream.flush()
     os._exit(code)
-
-
-def check(args: argparse.Namespace) -> int:
-    """Print the registration table of the hooks and settings, or a clear error."""
-    try:
-        registry = load_registry(args)
-    except (HookdError, ValueError) as exc:
-        return _fail(args, str(exc))
-    rows = [("ID", "EVENT", "MATCHER", "TIMEOUT", "ON_FAILURE", "RUNS ON", "CALLBACK")]
-    for reg in registry.registrations():
-        rows.append(
-            (
-                reg.callback_id,
-                reg.event,
-                reg.matcher or "*",
-                f"{reg.timeout_s:g}s",
-                reg.on_failure,
-                reg.runner,
-                reg.name,
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
-    if registry.can_use_tool is not None:
-        print(f"can_use_tool: {getattr(registry.can_use_tool, '__qualname__', 'callable')}")
-    return 0

@@ -6,7 +6,8 @@
 * In ``host`` mode (recorded with the host on the other side of ``initialize``)
   the host's own lines are skipped: its requests and user messages, and the
   CLI's answers to them. Its ``initialize`` hooks map gives the recorded
-  callback ids, mapped by position onto hookd's.
+  callback ids (in sidecar mode: hookd's recorded answer to ``initialize``),
+  matched to hookd's by event and matcher (:mod:`hookd.transcript.registrations`).
 """
 
 from __future__ import annotations
@@ -155,6 +156,8 @@ class Plan:
     steps: list[Step] = field(default_factory=list)
     expected: list[Expected] = field(default_factory=list)
     recorded_ids: list[str] = field(default_factory=list)
+    recorded_hooks: Any = None  # the recorded initialize hooks map, if the recording has one
+    initialize_answers: list[Expected] = field(default_factory=list)  # sidecar: hookd's own
     skipped: list[Entry] = field(default_factory=list)
 
 
@@ -194,8 +197,24 @@ def build_plan(transcript: Transcript, mode: Mode | None = None) -> Plan:
             plan.skipped.append(entry)  # hookd wrote something that is not JSON
         else:
             key = answer_key(entry.msg) or OTHER
-            plan.expected.append(Expected(len(plan.expected), entry, key, requests.get(key)))
+            request = requests.get(key)
+            plan.expected.append(Expected(len(plan.expected), entry, key, request))
+            _note_initialize_answer(plan, entry, request)
     return plan
+
+
+def _note_initialize_answer(plan: Plan, entry: Entry, request: Entry | None) -> None:
+    """A sidecar recording's hooks map is in hookd's answer to the CLI's ``initialize``."""
+    if request is None:
+        return
+    if request_name(request.msg) != "initialize" or not isinstance(entry.msg, dict):
+        return
+    response = entry.msg.get("response")
+    payload = response.get("response") if isinstance(response, dict) else None
+    if isinstance(payload, dict) and isinstance(payload.get("hooks"), dict):
+        if plan.recorded_hooks is None:
+            plan.recorded_hooks = payload["hooks"]
+        plan.initialize_answers.append(plan.expected[-1])
 
 
 def _note_host_line(plan: Plan, entry: Entry) -> None:
@@ -203,6 +222,7 @@ def _note_host_line(plan: Plan, entry: Entry) -> None:
     if not plan.recorded_ids and request_name(entry.msg) == "initialize":
         body = request_body(entry.msg) or {}
         plan.recorded_ids = flatten_ids(body.get("hooks"))
+        plan.recorded_hooks = body.get("hooks")
 
 
 def _step(entry: Entry, after: int, requests: dict[Key, Entry], last: Entry | None) -> Step:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 import trio
 
-from hookd.transcript.plan import Key, Step, flatten_ids, map_callback_ids
+from hookd.transcript.plan import Key, Step, map_callback_ids
+from hookd.transcript.registrations import entries, match_ids
 from hookd.wire import encode_message
 
 if TYPE_CHECKING:
@@ -56,24 +58,30 @@ class Player:
             await self._probe(self.fence_id)
 
     async def _handshake(self) -> bool:
-        """Wait until hookd answers an ``initialize``; in host mode, map the callback ids."""
+        """Wait until hookd answers an ``initialize``; match the recorded callback ids to its."""
         answer = await self._probe(self.init_id, max(START_TIMEOUT_S, self.config.timeout_s))
         if answer is None:
             return False
-        if self.result.plan.mode != "host":
+        recorded = self.result.plan.recorded_hooks
+        if recorded is None:
             return True
         try:
-            live = flatten_ids(answer["response"]["response"]["hooks"])
+            live = answer["response"]["response"]["hooks"]
         except (KeyError, TypeError):
             self.result.errors.append(f"initialize: no hooks map in hookd's answer: {answer!r}")
             return False
-        recorded = self.result.plan.recorded_ids
-        if len(live) != len(recorded):
-            self.result.errors.append(
-                f"the recording registers {len(recorded)} callbacks {recorded}, "
-                f"the hooks module {len(live)} {live}"
-            )
-        self.result.mapping = dict(zip(recorded, live, strict=False))
+        found = match_ids(entries(recorded), entries(live))
+        self.result.mapping = found.mapping
+        self.result.errors += found.changed
+        self.result.errors += [
+            f"the recording's {e.describe()} has no counterpart in the hooks module"
+            for e in found.unmatched
+        ]
+        self.result.notes += [
+            f"{e.describe()} is new: the recording never registered it" for e in found.extra
+        ]
+        for expected in self.result.plan.initialize_answers:  # compared above, id by id
+            expected.entry = replace(expected.entry, msg=_with_hooks(expected.entry.msg, live))
         return True
 
     def _due(self, step: Step) -> float:
@@ -120,6 +128,13 @@ class Player:
                 return answer
         self.result.errors.append(f"no answer to the replayer's own {request_id} request")
         return None
+
+
+def _with_hooks(msg: Any, hooks: Any) -> Any:
+    """A recorded ``initialize`` answer with ``hooks`` in place of its own hooks map."""
+    response = msg["response"]
+    payload = {**response["response"], "hooks": hooks}
+    return {**msg, "response": {**response, "response": payload}}
 
 
 def _scaled(seconds: float, speed: float) -> float:

@@ -31,6 +31,7 @@ def format_report(result: ReplayResult) -> str:
         lines.append(f"    (a cancelled or never-answered request must get none) got {_show(msg)}")
     lines += [f"  hookd wrote a line that is not JSON: {_show(g)}" for g in result.answers.garbage]
     lines += [f"  error: {error}" for error in result.errors]
+    lines += [f"  note: {note}" for note in result.notes]
     if not result.ok and result.stderr:
         lines += _stderr_tail(result.stderr)
     return "\n".join(lines)

@@ -36,6 +36,7 @@ class ReplayResult:
     answers: Answers
     mapping: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # worth saying, not failures
     returncode: int | None = None
     stderr: bytearray = field(default_factory=bytearray)
     probe_ids: tuple[str, str] = ("", "")

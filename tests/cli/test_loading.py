@@ -47,6 +47,7 @@ def _refused(command: str, hooks: str) -> str:
 
 @pytest.mark.parametrize("source", [TYPO_DICT, TYPO_DECORATOR], ids=["dict", "decorator"])
 @pytest.mark.parametrize("command", ["check", "serve", "run"])
+@pytest.mark.req("R-103")
 def test_a_misspelled_event_is_refused_with_the_right_name(
     tmp_path: Path, command: str, source: str
 ) -> None:
@@ -76,6 +77,7 @@ def test_an_event_spelled_out_as_custom_is_served(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["check", "serve", "run"])
+@pytest.mark.req("R-103", "R-402")
 def test_an_invalid_regex_matcher_is_refused_naming_it(tmp_path: Path, command: str) -> None:
     line = _refused(command, module(tmp_path / "hooks.py", BAD_REGEX))
     assert "hooks['PreToolUse'][0]: matcher 'Edit[' is not a valid regular expression" in line

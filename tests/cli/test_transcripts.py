@@ -97,3 +97,40 @@ def test_an_unwritable_hookd_record_serves_anyway_with_a_warning(tmp_path: Path)
     assert "Traceback" not in proc.stderr
     assert f"cannot record to {target}" in proc.stderr
     assert "serving without recording" in proc.stderr
+
+
+INITIALIZE = {"type": "control_request", "request_id": "init", "request": {"subtype": "initialize"}}
+
+ADDED_ABOVE = GUARD.replace(
+    'hooks = {"PreToolUse": [',
+    "async def edits(input_data, tool_use_id, context):\n"
+    "        return None\n\n"
+    '    hooks = {"PreToolUse": [HookMatcher(matcher="Edit", hooks=[edits]), ',
+)
+
+
+def test_replay_matches_callbacks_by_event_and_matcher(tmp_path: Path) -> None:
+    """A hook added above the recorded one does not shift the ids; a changed one is named."""
+    module(tmp_path / "my_hooks.py", GUARD)
+    rec = hookd(
+        "record", "--out", "session.jsonl", "--", "hookd", "serve", "my_hooks.py",
+        stdin=lines(INITIALIZE) + SESSION, cwd=tmp_path, env=ON_PATH,
+    )  # fmt: skip
+    assert rec.returncode == 0, rec.stderr
+
+    module(tmp_path / "my_hooks.py", ADDED_ABOVE)
+    assert "hook_2  PreToolUse  Bash" in hookd("check", "my_hooks.py", cwd=tmp_path).stdout
+    added = hookd("replay", "session.jsonl", cwd=tmp_path, env=ON_PATH)
+    assert added.returncode == 0, added.stdout
+    assert added.stdout.startswith("PASS session.jsonl: 3/3 answers match")
+    assert "note: hook_1 (PreToolUse Edit) is new: the recording never registered it" in (
+        added.stdout
+    )
+
+    module(tmp_path / "my_hooks.py", ADDED_ABOVE.replace("timeout=10", "timeout=5"))
+    changed = hookd("replay", "session.jsonl", cwd=tmp_path, env=ON_PATH)
+    assert changed.returncode == 1
+    assert (
+        "error: registration changed: hook_1 (PreToolUse Bash), now hook_2: timeout 10 -> 5"
+    ) in changed.stdout
+    assert "hook_event_name" not in changed.stdout  # no confusing event mismatch

@@ -184,9 +184,9 @@ def test_entries_become_registrations_with_their_options(tmp_path: Path) -> None
     a, b, c, run = registry.registrations()
     assert [(r.callback_id, r.event, r.matcher, r.timeout_s) for r in (a, b, c, run)] == [
         ("hook_1", "PreToolUse", "Bash", 5),
-        ("hook_2", "PreToolUse", "Bash", 12),
-        ("hook_3", "PreToolUse", None, 12),
-        ("hook_4", "Stop", "*", 12),
+        ("hook_2", "PreToolUse", "Bash", 600),  # Claude Code's default, not --timeout
+        ("hook_3", "PreToolUse", None, 600),
+        ("hook_4", "Stop", "*", 600),
     ]
     assert (a.on_failure, c.on_failure, run.on_failure) == ("block", "continue", "continue")
     assert {r.runner for r in (a, b, c, run)} == {"trio"}

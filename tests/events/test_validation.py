@@ -433,22 +433,18 @@ OUTPUT_FILES: list[tuple[list[Any], str | None, tuple[int, list[str]]]] = [
         [{"hookSpecificOutput": {"permissionDecision": "deny"}}],
         "PreToolUse",
         (
-            1,
-            [
-                ":1: PreToolUse output: hookSpecificOutput.hookEventName: required field missing",
-                ": checked 1: 0 valid, 1 invalid",
-            ],
+            0,  # filled in by hookd serve, so valid as served
+            [": checked 1: 1 valid"],
         ),
     ),
     (
-        [{"anything": 1}],
-        "SomeFutureEvent",
+        [{"continue_": "no"}, {"continue_": False}],
+        "Stop",
         (
-            0,
+            1,  # renamed to continue, as served
             [
-                ":1: warning: unknown event 'SomeFutureEvent': "
-                "only checked that the output is an object",
-                ": checked 1: 1 valid",
+                ":1: Stop output: continue: expected boolean, got string",
+                ": checked 2: 1 valid, 1 invalid",
             ],
         ),
     ),

@@ -258,22 +258,30 @@ async def test_busy_loop_delays_but_loses_no_other_answer(tmp_path: Path) -> Non
 # ------------------------------------------------------------ faults of the CLI
 
 
-async def _in_flight_everywhere(hookd: Hookd, tag: str = "") -> None:
+HANGS = ("Hang", "HangThread", "HangAsyncio")
+
+
+async def _in_flight_everywhere(
+    hookd: Hookd, tag: str = "", matchers: tuple[str, ...] = HANGS
+) -> None:
     """Requests that never finish on each runner, then one answered request."""
     ids = await hookd.callback_ids()
     await hookd.send(
-        *(
-            hook_request(f"{tag}{m}", ids[f"PreToolUse/{m}"][0], pre_tool_use(m))
-            for m in ("Hang", "HangThread", "HangAsyncio")
-        )
+        *(hook_request(f"{tag}{m}", ids[f"PreToolUse/{m}"][0], pre_tool_use(m)) for m in matchers)
     )
     await hookd.still_serves(tag or "before")
 
 
 @pytest.mark.req("R-100")
 async def test_stdin_closed_with_hooks_in_flight(tmp_path: Path) -> None:
+    """Each runner's hook in flight is answered at its deadline after EOF; then exit 0."""
+    brief = tuple(f"{m.replace('Hang', 'HangBrief')}" for m in HANGS)
     async with running(fault_module("peer_faults"), tmp_path) as hookd:
-        await _in_flight_everywhere(hookd)
+        await _in_flight_everywhere(hookd, matchers=brief)
+        await hookd.close_stdin()
+        got = await hookd.answers(3, timeout=10)
+        for matcher in brief:
+            denied(TIMED_OUT + " 1.35s")(got[matcher])
         assert await exits_cleanly(hookd) == []
         assert "Traceback" not in hookd.stderr()
 

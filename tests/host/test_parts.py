@@ -306,7 +306,7 @@ async def test_a_refused_initialize_ends_the_run_with_an_error(tmp_path: Path) -
         tmp_path, "--hooks", hooks, "-p", "hi", *FAKE, env={"FAKE_CLI_INIT": "error"}
     )
     assert code == 1
-    assert "the CLI refused initialize: fake refusal" in err
+    assert err.splitlines()[-1] == "hookd run: error: the CLI refused initialize: fake refusal"
     assert [e.get("stdin", {}).get("type") for e in cli_log(tmp_path)[1:]] == ["control_request"]
     assert out == []
 
@@ -317,7 +317,9 @@ async def test_an_unanswered_initialize_times_out(tmp_path: Path) -> None:
     args = ["--hooks", hooks, "-p", "hi", "--init-timeout", "0.5", *FAKE]
     code, _, err = await hookd_run(tmp_path, *args, env={"FAKE_CLI_INIT": "silent"})
     assert code == 1
-    assert "did not answer initialize within 0.5s" in err
+    assert err.splitlines()[-1] == (
+        "hookd run: error: the CLI did not answer initialize within 0.5s"
+    )
 
 
 @pytest.mark.req("R-200", "R-209")

@@ -241,7 +241,7 @@ async def test_slow_hook_is_answered_by_hookd_before_the_cli_gives_up(
 async def test_hook_abort_error_stops_the_session(claude: Path, tmp_path: Path) -> None:
     made = tmp_path / "made_by_tool"
     run = await run_one_command(claude, tmp_path, "abort", f"touch {made}")
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 4, run.stderr  # a hook stopped the run
     assert not made.exists()
     assert len(run.api.message_requests) == 1  # the model was not asked again
     assert run.result["terminal_reason"] == "hook_stopped"

@@ -182,8 +182,30 @@ async def test_one_byte_trickle() -> None:
 
 
 @pytest.mark.req("R-100")
-async def test_eof_with_hooks_in_flight_cancels_them_and_closes_output() -> None:
+async def test_eof_with_hooks_in_flight_answers_them_by_their_deadlines(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
     async with served(basic()) as (peer, server):
+        await peer.send(
+            hook_request("h", "hook_4", pre_tool_use("Hang")),
+            hook_request("ok", "hook_2", pre_tool_use()),
+        )
+        assert (await peer.recv())["response"]["request_id"] == "ok"
+        await peer.close()
+        rest = await peer.read_to_eof()  # the hung hook is answered at its deadline
+        (answer,) = [json.loads(line) for line in rest.splitlines()]
+        assert answer["response"]["request_id"] == "h"
+        assert (
+            "timed out"
+            in answer["response"]["response"]["hookSpecificOutput"]["permissionDecisionReason"]
+        )
+        assert server.in_flight == 0
+
+
+@pytest.mark.req("R-100")
+async def test_eof_without_finishing_cancels_the_hooks_in_flight() -> None:
+    """Host mode: the CLI that would read the answers is gone."""
+    async with served(basic(), ServeConfig(finish_on_eof=False)) as (peer, server):
         await peer.send(
             hook_request("h", "hook_4", pre_tool_use("Hang")),
             hook_request("ok", "hook_2", pre_tool_use()),

@@ -223,8 +223,9 @@ class FakeAnthropic:
     received; ``message_requests`` the bodies of the ``POST /v1/messages`` among them.
     """
 
-    def __init__(self, script: Script | Sequence[Turn]) -> None:
+    def __init__(self, script: Script | Sequence[Turn], *, overloaded: int = 0) -> None:
         self.script: Script = script if callable(script) else scripted(script)
+        self.overloaded = overloaded  # the first N messages requests get a 529
         self.ids = _Ids()
         self._lock = threading.Lock()
         self._errors: list[str] = []
@@ -261,6 +262,14 @@ class FakeAnthropic:
     def record_error(self, error: str) -> None:
         with self._lock:
             self._errors.append(error)
+
+    def take_overload(self) -> bool:
+        """Whether this messages request is one of the first ``overloaded`` (answered 529)."""
+        with self._lock:
+            if self.overloaded <= 0:
+                return False
+            self.overloaded -= 1
+            return True
 
     def answer(self, body: JsonObject) -> JsonObject:
         """Run the script on a messages request and build the full response message."""
@@ -348,6 +357,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, "application/json", b"{}" if send_body else b"", length=2)
 
     def _messages(self, body: JsonObject) -> None:
+        if self.app.take_overload():
+            self._send_json(529, _error_body("overloaded_error", "Overloaded"))
+            return
         try:
             message = self.app.answer(body)
         except Exception as exc:  # a broken script must answer, not hang the CLI

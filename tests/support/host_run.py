@@ -103,18 +103,22 @@ async def run_hookd(
     record: Recording | None = None,
     launcher: Sequence[str] = (),
     popen: dict[str, Any] | None = None,
+    extra_env: dict[str, str] | None = None,
+    while_running: Callable[[trio.Process], Awaitable[None]] | None = None,
 ) -> HostRun:
     """Run ``hookd run --hooks tests/hooks/HOOKS -- CLI`` in ``workdir/project`` to exit.
 
     hookd's stderr (its JSON log and the CLI's stderr) goes to
     ``workdir/hookd-stderr.txt``. With ``record``, the run goes through
     ``hookd record --out RECORD``. ``launcher`` is put before ``python -m hookd``;
-    ``popen`` goes to the process start. Everything is killed if the run overruns.
+    ``popen`` goes to the process start; ``while_running`` runs beside the session
+    (to signal hookd, say). Everything is killed if the run overruns.
     """
     project = workdir / "project"
     project.mkdir(exist_ok=True)
     env = cli_env(workdir / "home", api.base_url)
     env.pop("CLAUDE_CODE_SDK_READS_SESSION_STATE")  # hookd asks for it itself
+    env.update(extra_env or {})
     if "PYTHONPATH" in os.environ:  # hookd is imported from where the tests import it
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     hook_file = str(HOOKS_DIR / hooks)
@@ -154,7 +158,7 @@ async def run_hookd(
         )
         try:
             with trio.fail_after(SESSION_TIMEOUT_S):
-                await _converse(proc, stdin, run, read_stdout)
+                await _converse(proc, stdin, run, read_stdout, while_running)
         finally:
             if proc.returncode is None:
                 proc.kill()
@@ -190,10 +194,18 @@ class Recording:
         self.path.write_text(text.replace(mangled, ANONYMOUS_DIR.replace("/", "-")))
 
 
-async def _converse(proc: trio.Process, stdin: bytes, run: HostRun, read: ReadStdout) -> None:
+async def _converse(
+    proc: trio.Process,
+    stdin: bytes,
+    run: HostRun,
+    read: ReadStdout,
+    beside: Callable[[trio.Process], Awaitable[None]] | None,
+) -> None:
     assert proc.stdin is not None and proc.stdout is not None
     async with trio.open_nursery() as nursery:
         nursery.start_soon(read, proc.stdout, run)
+        if beside is not None:
+            nursery.start_soon(beside, proc)
         await proc.stdin.send_all(stdin)
         await proc.stdin.aclose()
         run.returncode = await proc.wait()

@@ -47,6 +47,10 @@ hooks = {
         HookMatcher(matcher="Hang", hooks=[hang], timeout=60),
         HookMatcher(matcher="HangThread", hooks=[hang_in_thread], timeout=60),
         HookMatcher(matcher="HangAsyncio", hooks=[hang_on_asyncio], timeout=60),
+        # the same, with deadlines a test can wait for (stdin closed with them in flight)
+        HookMatcher(matcher="HangBrief", hooks=[hang], timeout=1.5),
+        HookMatcher(matcher="HangBriefThread", hooks=[hang_in_thread], timeout=1.5),
+        HookMatcher(matcher="HangBriefAsyncio", hooks=[hang_on_asyncio], timeout=1.5),
         HookMatcher(matcher="Slow", hooks=[slow], timeout=60),
         HookMatcher(matcher="Echo", hooks=[echo], timeout=60),
         *healthy(),
