@@ -81,7 +81,8 @@ def _describe_request(msg: Any, mapping: dict[str, str]) -> str:
     callback = body.get("callback_id")
     if isinstance(callback, str):
         mapped = mapping.get(callback)
-        text += f", callback {callback}" + (f" -> hookd {mapped}" if mapped else "")
+        renamed = mapped is not None and mapped != callback
+        text += f", callback {callback}" + (f" -> hookd {mapped}" if renamed else "")
     return text
 
 
