@@ -40,6 +40,7 @@ conformance: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.http
+	$(BIN)/python -m bench.cli_session
 
 fuzz: $(STAMP)
 	HOOKD_FUZZ_LONG=1 $(BIN)/python -m pytest -q tests/fuzz/test_fuzz.py

@@ -10,13 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hookd._version import __version__
-from hookd.cli.options import (
-    SERVE_DESCRIPTION,
-    add_can_use_tool_option,
-    configure_serve_parser,
-    positive_seconds,
-)
-from hookd.core.registration import DEFAULT_TIMEOUT_S
+from hookd.cli.daemon import LIGHT_COMMANDS, add_daemon_parsers
 
 __all__ = ["build_parser", "main"]
 
@@ -31,6 +25,8 @@ shape and/or callbacks decorated with @hookd.hook.
 
 EPILOG = """\
 examples:
+  hookd install .claude/hooks.py          serve hooks to interactive Claude Code (see README)
+  hookd status                            the running daemons and their hooks' figures
   hookd demo                              a scripted session against examples/guard.py
   hookd new                               a starter hooks.py and a passing test_hooks.py
   hookd check examples/guard.py           list registered hooks and their ids
@@ -83,22 +79,27 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     serve = sub.add_parser(
         "serve",
         help="serve hooks on stdin/stdout (sidecar mode) or over HTTP (--http)",
-        description=SERVE_DESCRIPTION,
     )
-    configure_serve_parser(serve)
+    if command not in LIGHT_COMMANDS:  # these parsers' defaults import the hook core
+        from hookd.cli.options import SERVE_DESCRIPTION, configure_serve_parser
 
-    _add_offline_commands(sub)
+        serve.description = SERVE_DESCRIPTION
+        configure_serve_parser(serve)
+        _add_offline_commands(sub)
     for name, (module, adder, summary) in LAZY_COMMANDS.items():
         if name == command:  # its module (and trio) is imported only when it runs
             getattr(importlib.import_module(module), adder)(sub)
         else:
             sub.add_parser(name, help=summary, add_help=False)
-
+    add_daemon_parsers(sub)
     return parser
 
 
 def _add_offline_commands(sub: Any) -> None:
-    """``check``, ``demo``, ``schema`` and ``validate``: cheap parsers, built every time."""
+    """``check``, ``demo``, ``schema`` and ``validate``: cheap parsers (not for ``up``/``call``)."""
+    from hookd.cli.options import add_can_use_tool_option, positive_seconds
+    from hookd.core.registration import DEFAULT_TIMEOUT_S
+
     check = sub.add_parser(
         "check",
         help="load HOOKS and print its registration table",
@@ -187,6 +188,10 @@ def _run_serve(args: argparse.Namespace) -> int:
     if args.http is not None:
         from hookd.serve.http.service import run_http
 
+        if args.reload:
+            from hookd.daemon.reload import reload_task
+
+            return run_http(args, background=[reload_task(args)])
         return run_http(args)
     return run_service(args)
 
@@ -241,7 +246,18 @@ def _run_new(args: argparse.Namespace) -> int:
     return new_main(args)
 
 
+def _run_daemon(args: argparse.Namespace) -> int:
+    if args.subcommand in ("install", "uninstall"):
+        from hookd.daemon import install_cmd
+
+        return int(getattr(install_cmd, f"{args.subcommand}_main")(args))
+    from hookd.daemon import commands
+
+    return int(getattr(commands, f"{args.subcommand}_main")(args))
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    **dict.fromkeys(("install", "uninstall", "up", "down", "status", "call"), _run_daemon),
     "new": _run_new,
     "run": _run_run,
     "replay": _run_replay,

@@ -129,6 +129,12 @@ def add_http_options(p: argparse.ArgumentParser) -> None:
 def _add_http_limits(http: Any) -> None:
     """Body size, connection count and header time of the HTTP transport."""
     http.add_argument(
+        "--reload",
+        action="store_true",
+        help="load HOOKS again when its file changes; a version that fails to load leaves "
+        "the previous one serving (the error shows in GET /status)",
+    )
+    http.add_argument(
         "--max-body-bytes",
         type=positive_int,
         default=_HTTP.max_body_bytes,

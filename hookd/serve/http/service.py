@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -120,8 +121,12 @@ def _serve_args(hooks: str | None) -> list[str]:
     return out
 
 
-def run_http(args: argparse.Namespace) -> int:
-    """Run ``hookd serve --http``; the exit status."""
+#: A task run beside the server for its lifetime, given the registry holder (hot reload).
+Background = Callable[[RegistryHolder], Awaitable[None]]
+
+
+def run_http(args: argparse.Namespace, background: Sequence[Background] = ()) -> int:
+    """Run ``hookd serve --http``; the exit status. ``background`` tasks run beside it."""
     from hookd.serve.service import load_registry
 
     try:
@@ -150,7 +155,7 @@ def run_http(args: argparse.Namespace) -> int:
     recorder = recorder_from_env(args.hooks, _serve_args(args.hooks))
     server = HttpServer(hooks, gate, config, recorder=recorder)
     try:
-        error = _run_trio(server, args.ready_file)
+        error = _run_trio(server, args.ready_file, background)
     finally:
         if recorder is not None:
             recorder.close()
@@ -162,10 +167,12 @@ def run_http(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_trio(server: HttpServer, ready_file: str | None) -> OSError | None:
+def _run_trio(
+    server: HttpServer, ready_file: str | None, background: Sequence[Background] = ()
+) -> OSError | None:
     """Serve; the error if the listener could not be opened (a port in use)."""
     try:
-        trio.run(_main, server, ready_file)
+        trio.run(_main, server, ready_file, background)
     except OSError as exc:
         return exc
     except BaseExceptionGroup as group:
@@ -181,10 +188,14 @@ def _first(group: BaseExceptionGroup[OSError]) -> OSError:
     return _first(found) if isinstance(found, BaseExceptionGroup) else found
 
 
-async def _main(server: HttpServer, ready_file: str | None) -> None:
+async def _main(
+    server: HttpServer, ready_file: str | None, background: Sequence[Background] = ()
+) -> None:
     """Serve until a signal or the idle exit; the ready file exists while serving."""
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_signals, nursery.cancel_scope)
+        for task in background:
+            nursery.start_soon(task, server.hooks.holder)
         port = await nursery.start(_serve_then_stop, server, nursery.cancel_scope)
         if ready_file is not None:
             write_ready_file(ready_file, _ready_fields(server, port))

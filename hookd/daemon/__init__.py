@@ -1,0 +1,1 @@
+"""The hooks daemon for interactive Claude Code: install, lifecycle, command shim, reload."""

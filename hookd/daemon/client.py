@@ -1,0 +1,111 @@
+"""A minimal blocking HTTP/1.1 client for talking to a local daemon.
+
+Standard library sockets only (no ``http.client``, no trio): ``hookd up`` and
+``hookd call`` start in a few tens of milliseconds. One request per
+connection, ``Connection: close``, the whole request in one write.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+
+__all__ = ["Reply", "Unreachable", "get_json", "request"]
+
+MAX_REPLY_BYTES = 64 * 1024 * 1024
+
+
+class Unreachable(Exception):
+    """Nothing answered at the address, or the answer was not HTTP."""
+
+
+class Reply:
+    """A status and a body (a plain class: ``dataclasses`` costs start-up time)."""
+
+    __slots__ = ("body", "status")
+
+    def __init__(self, status: int, body: bytes) -> None:
+        self.status = status
+        self.body = body
+
+    def json(self) -> object:
+        return json.loads(self.body) if self.body else {}
+
+
+def request(
+    host: str,
+    port: int,
+    method: str,
+    path: str,
+    *,
+    token: str | None,
+    body: bytes = b"",
+    timeout_s: float = 5.0,
+) -> Reply:
+    """Send one request and read the whole answer."""
+    head = [
+        f"{method} {path} HTTP/1.1",
+        f"Host: {host}:{port}",
+        "Connection: close",
+        "Content-Type: application/json",
+        f"Content-Length: {len(body)}",
+    ]
+    if token is not None:
+        head.append(f"Authorization: Bearer {token}")
+    data = ("\r\n".join(head) + "\r\n\r\n").encode() + body
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout_s)
+            sock.connect((host, port))  # an IP literal: no name lookup, no idna codec
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.sendall(data)
+            raw = _read_all(sock)
+    except OSError as exc:
+        raise Unreachable(f"{host}:{port}: {exc.strerror or exc}") from None
+    return _parse(raw, f"{host}:{port}")
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := sock.recv(65536):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_REPLY_BYTES:
+            raise OSError("answer too large")
+        if _complete(b"".join(chunks)):
+            break
+    return b"".join(chunks)
+
+
+def _complete(raw: bytes) -> bool:
+    """True once the head and ``Content-Length`` bytes of body have arrived."""
+    head, sep, body = raw.partition(b"\r\n\r\n")
+    if not sep:
+        return False
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return len(body) >= int(value.strip() or b"0")
+    return False  # no length: read to EOF
+
+
+def _parse(raw: bytes, where: str) -> Reply:
+    head, sep, body = raw.partition(b"\r\n\r\n")
+    status_line = head.split(b"\r\n", 1)[0].split()
+    if not sep or len(status_line) < 2 or not status_line[0].startswith(b"HTTP/"):
+        raise Unreachable(f"{where}: the answer is not HTTP")
+    try:
+        status = int(status_line[1])
+    except ValueError:
+        raise Unreachable(f"{where}: the answer is not HTTP") from None
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            body = body[: int(value.strip() or b"0")]
+    return Reply(status, body)
+
+
+def get_json(host: str, port: int, path: str, token: str | None, timeout_s: float = 2.0) -> Reply:
+    """``GET path`` with the token."""
+    return request(host, port, "GET", path, token=token, timeout_s=timeout_s)

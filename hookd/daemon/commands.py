@@ -1,0 +1,179 @@
+"""``hookd up``, ``down``, ``status`` and ``call``: the daemon seen from the command line.
+
+Standard library only on the paths ``up`` and ``call`` take when the daemon
+already runs: the hook API, trio and structlog are never imported here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from hookd.daemon.client import Reply, Unreachable, request
+from hookd.daemon.lifecycle import (
+    HOST,
+    DaemonError,
+    Running,
+    StartOptions,
+    default_port,
+    ensure_up,
+    probe,
+    stop,
+)
+from hookd.daemon.paths import (
+    DaemonPaths,
+    PathError,
+    daemon_paths,
+    int_field,
+    known_daemons,
+    module_path,
+    read_json,
+    read_token,
+)
+
+__all__ = ["call_main", "down_main", "status_main", "up_main"]
+
+TOKEN_ENV = "HOOKD_TOKEN"
+#: Events a failed shim blocks (exit 2); elsewhere a failure is a non-blocking error (exit 1).
+_BLOCKING = frozenset({"PreToolUse", "PermissionRequest", "UserPromptSubmit"})
+
+
+class CommandError(Exception):
+    pass
+
+
+def _fail(command: str, message: object, code: int = 1) -> int:
+    print(f"hookd {command}: error: {message}", file=sys.stderr)
+    return code
+
+
+def _token(paths: DaemonPaths, from_env: bool) -> str:
+    if from_env:
+        token = os.environ.get(TOKEN_ENV, "")
+        if not token:
+            raise CommandError(f"{TOKEN_ENV} is not set (the project settings send ${TOKEN_ENV})")
+        return token
+    stored = read_token(paths, create=True)
+    assert stored is not None
+    return stored
+
+
+def _port(paths: DaemonPaths, given: int | None) -> int:
+    if given is not None:
+        return given
+    for source in (read_json(paths.record), read_json(paths.ready)):
+        port = int_field(source, "port")
+        if port is not None:
+            return port
+    return default_port(paths)
+
+
+def _options(paths: DaemonPaths, args: argparse.Namespace) -> StartOptions:
+    return StartOptions(
+        port=_port(paths, args.port),
+        token=_token(paths, args.token_env),
+        token_from_env=args.token_env,
+        idle_exit_s=args.idle_exit,
+        reload=args.reload,
+    )
+
+
+def up_main(args: argparse.Namespace) -> int:
+    """Start the module's daemon unless it already answers; exit 0 once it does."""
+    try:
+        paths = daemon_paths(module_path(args.hooks))
+        running, started = ensure_up(paths, _options(paths, args))
+    except (PathError, DaemonError, CommandError) as exc:
+        return _fail("up", exc)
+    if not args.quiet:
+        how = "started" if started else "already running"
+        print(f"hookd: {how}: pid {running.pid} on {HOST}:{running.port} serving {paths.module}")
+    return 0
+
+
+def call_main(args: argparse.Namespace) -> int:
+    """Post stdin to the daemon as EVENT's input; answer as a Claude Code command hook."""
+    body = sys.stdin.buffer.read().strip()
+    try:
+        paths = daemon_paths(module_path(args.hooks))
+        options = _options(paths, args)
+        reply = _post(options, args.event, body)
+        if reply is None or reply.status == 401:  # not running, or an old daemon: start it
+            ensure_up(paths, options)
+            reply = _post(options, args.event, body)
+    except (PathError, DaemonError, CommandError) as exc:
+        return _shim_failure(args.event, str(exc))
+    if reply is None:
+        return _shim_failure(args.event, f"no daemon answers on {HOST}:{options.port}")
+    if reply.status != 200:
+        detail = reply.body.decode(errors="replace").strip()[:500]
+        return _shim_failure(args.event, f"the daemon answered HTTP {reply.status}: {detail}")
+    sys.stdout.buffer.write(reply.body or b"{}")
+    sys.stdout.flush()
+    return 0
+
+
+def _post(options: StartOptions, event: str, body: bytes) -> Reply | None:
+    try:
+        return request(HOST, options.port, "POST", f"/hook/{event}", token=options.token, body=body)
+    except Unreachable:
+        return None
+
+
+def _shim_failure(event: str, message: str) -> int:
+    if event in _BLOCKING:
+        print(f"hookd call {event}: blocked: {message}", file=sys.stderr)
+        return 2
+    return _fail("call", message)
+
+
+def _targets(hooks: str | None) -> list[DaemonPaths]:
+    if hooks is not None:
+        return [daemon_paths(module_path(hooks))]
+    modules = [(read_json(ready) or {}).get("module") for ready in known_daemons()]
+    return [daemon_paths(Path(m)) for m in modules if isinstance(m, str)]
+
+
+def down_main(args: argparse.Namespace) -> int:
+    """Stop the module's daemon (every daemon when no module is named)."""
+    try:
+        targets = _targets(args.hooks)
+    except PathError as exc:
+        return _fail("down", exc)
+    stopped = 0
+    for paths in targets:
+        pid = stop(paths)
+        if pid is not None:
+            stopped += 1
+            print(f"hookd: stopped pid {pid} serving {paths.module}")
+    if not stopped:
+        print("hookd: no daemon was running")
+    return 0
+
+
+def status_main(args: argparse.Namespace) -> int:
+    """Print what each running daemon reports on ``GET /status``."""
+    from hookd.daemon.report import render
+
+    try:
+        targets = _targets(args.hooks)
+    except PathError as exc:
+        return _fail("status", exc)
+    found: list[Running] = []
+    for paths in targets:
+        token = os.environ.get(TOKEN_ENV) or read_token(paths) or ""
+        running = probe(paths, token)
+        if isinstance(running, Running):
+            found.append(running)
+        elif running == "token":
+            print(f"hookd: {paths.module}: the daemon wants another token", file=sys.stderr)
+    if args.json:
+        print(json.dumps([r.status | {"port": r.port} for r in found], indent=2))
+    elif found:
+        print("\n\n".join(render(r.status, r.port) for r in found))
+    else:
+        print("hookd: no daemon is running" + (f" for {args.hooks}" if args.hooks else ""))
+    return 0 if found or args.hooks is None else 3

@@ -1,0 +1,60 @@
+"""``hookd status``: a daemon's ``GET /status`` answer as a readable block."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+__all__ = ["duration", "render"]
+
+COLUMNS = ("ID", "EVENT", "NAME", "CALLS", "ERRORS", "TIMEOUTS", "P50 MS", "P99 MS")
+
+
+def duration(seconds: float) -> str:
+    """``3h04m``, ``4m05s``, ``12s``."""
+    s = int(seconds)
+    if s >= 3600:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s}s"
+
+
+def _when(value: Any) -> str:
+    if isinstance(value, int | float) and value > 0:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(value))
+    return str(value) if value else "never"
+
+
+def _ms(value: Any) -> str:
+    return f"{value:.2f}" if isinstance(value, int | float) else "-"
+
+
+def render(status: dict[str, Any], port: int) -> str:
+    """The daemon, its reload state, and one row per hook."""
+    lines = [
+        f"{status.get('module')}",
+        f"  pid {status.get('pid')}, 127.0.0.1:{port}, up {duration(status.get('uptime_s') or 0)}",
+        f"  last reload: {_when(status.get('last_reload'))}",
+    ]
+    error = status.get("reload_error")
+    lines.append(f"  reload error: {error}" if error else "  reload error: none")
+    rows = [COLUMNS]
+    for h in status.get("hooks") or []:
+        rows.append(
+            (
+                str(h.get("callback_id")),
+                str(h.get("event")),
+                str(h.get("name")),
+                str(h.get("calls", 0)),
+                str(h.get("errors", 0)),
+                str(h.get("timeouts", 0)),
+                _ms(h.get("p50_ms")),
+                _ms(h.get("p99_ms")),
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
+    for row in rows:
+        cells = (c.ljust(w) for c, w in zip(row, widths, strict=True))
+        lines.append(("  " + "  ".join(cells)).rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,189 @@
+"""The Claude Code settings entries that point the CLI at a hooks module's daemon.
+
+Every entry hookd writes carries the module's key: http entries in their URL's
+query (``?hookd=KEY``, which the server ignores), command entries as a shell
+comment at the end (``#hookd=KEY``). That is how a later install replaces them
+and ``uninstall`` removes them, leaving everything else in the file alone.
+Only values the CLI accepts are written: an invalid ``onFailure`` makes the
+CLI skip the whole settings file without a word.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "COMMAND_EVENTS",
+    "ON_FAILURE_EVENTS",
+    "EventHooks",
+    "Target",
+    "entries",
+    "is_ours",
+    "merge",
+    "strip",
+]
+
+JsonObject = dict[str, Any]
+
+#: Events the CLI never sends to an http hook: served through ``hookd call``.
+COMMAND_EVENTS = ("SessionStart", "Setup")
+#: Events on which the CLI honours ``"onFailure": "block"``.
+ON_FAILURE_EVENTS = frozenset(
+    {"PreToolUse", "PermissionRequest", "UserPromptSubmit", "PostToolUse"}
+)
+#: Seconds allowed to ``hookd up`` (and to a shim that may have to start the daemon).
+START_BUDGET_S = 30
+#: Seconds added to a hook's own timeout for the trip to the daemon and back.
+TRANSPORT_MARGIN_S = 1
+_SIMPLE_MATCHER = re.compile(r"[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*")
+TOKEN_ENV = "HOOKD_TOKEN"
+
+
+@dataclass(frozen=True, slots=True)
+class EventHooks:
+    """What the settings need to know about one event's hooks in the module."""
+
+    event: str
+    timeouts_s: tuple[float, ...]
+    matchers: tuple[str | None, ...]
+    blocks: bool
+    sequential: bool = False
+
+    @property
+    def budget_s(self) -> int:
+        """The longest the daemon may take for the event: the hooks run at once or in turn."""
+        total = sum(self.timeouts_s) if self.sequential else max(self.timeouts_s, default=0)
+        return math.ceil(total) + TRANSPORT_MARGIN_S
+
+    @property
+    def matcher(self) -> str | None:
+        """One matcher selecting every tool the hooks may want, or None for all.
+
+        Only plain name lists are joined; anything else leaves the choice to the daemon.
+        """
+        names: list[str] = []
+        for m in self.matchers:
+            if m is None or not _SIMPLE_MATCHER.fullmatch(m):
+                return None
+            names += [n for n in m.split("|") if n not in names]
+        return "|".join(names) or None
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where the daemon listens and how the CLI authenticates and starts it."""
+
+    key: str
+    port: int
+    hookd: Sequence[str]
+    module: str
+    token: str | None  # None: the token comes from $HOOKD_TOKEN (project scope)
+    fail_open: bool = False
+
+    def url(self, event: str) -> str:
+        return f"http://127.0.0.1:{self.port}/hook/{event}?hookd={self.key}"
+
+    def command(self, *words: str) -> str:
+        argv = [*self.hookd, *words, "--port", str(self.port)]
+        if self.token is None:
+            argv.append("--token-env")
+        return f"{shlex.join(argv)} #hookd={self.key}"
+
+    def headers(self) -> JsonObject:
+        secret = f"${TOKEN_ENV}" if self.token is None else self.token
+        out: JsonObject = {"headers": {"Authorization": f"Bearer {secret}"}}
+        if self.token is None:
+            out["allowedEnvVars"] = [TOKEN_ENV]
+        return out
+
+
+def entries(target: Target, events: Iterable[EventHooks]) -> dict[str, list[JsonObject]]:
+    """The matcher groups to add, by event."""
+    out: dict[str, list[JsonObject]] = {}
+    by_event = {e.event: e for e in events}
+    up = {"type": "command", "command": target.command("up", "--quiet", target.module)}
+    for e in by_event.values():
+        if e.event in COMMAND_EVENTS:
+            shim = target.command("call", e.event, "--hooks", target.module)
+            handler = {"type": "command", "command": shim, "timeout": e.budget_s + START_BUDGET_S}
+        else:
+            handler = {"type": "http", "url": target.url(e.event), "timeout": e.budget_s}
+            handler |= target.headers()
+            if e.blocks and not target.fail_open and e.event in ON_FAILURE_EVENTS:
+                handler["onFailure"] = "block"
+        out.setdefault(e.event, []).append(_group(handler, e.matcher))
+    if "SessionStart" not in by_event:  # the shim starts the daemon itself
+        out["SessionStart"] = [_group({**up, "timeout": START_BUDGET_S}, None)]
+    # Each prompt makes sure the daemon still runs (it may have exited when idle).
+    out.setdefault("UserPromptSubmit", []).insert(
+        0, _group({**up, "timeout": START_BUDGET_S}, None)
+    )
+    return out
+
+
+def _group(handler: JsonObject, matcher: str | None) -> JsonObject:
+    return {"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]}
+
+
+def is_ours(handler: Any, key: str | None) -> bool:
+    """Whether ``handler`` was written for the module ``key`` (any module when None)."""
+    if not isinstance(handler, dict):
+        return False
+    mark = f"hookd={key}" if key is not None else "hookd="
+    match handler.get("type"):
+        case "http":
+            url = handler.get("url")
+            return isinstance(url, str) and re.search(rf"[?&]{re.escape(mark)}", url) is not None
+        case "command":
+            command = handler.get("command")
+            found = isinstance(command, str) and re.search(rf" #{re.escape(mark)}", command)
+            return found is not None and found is not False
+    return False
+
+
+def strip(settings: JsonObject, key: str | None) -> int:
+    """Remove the handlers written for ``key`` (in place); how many went.
+
+    A matcher group left without handlers goes too, and an event left without groups.
+    """
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return 0
+    removed = 0
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept_groups = []
+        for group in groups:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list):
+                kept_groups.append(group)
+                continue
+            kept = [h for h in handlers if not is_ours(h, key)]
+            removed += len(handlers) - len(kept)
+            if kept or not handlers:
+                kept_groups.append({**group, "hooks": kept})
+        if kept_groups or not groups:
+            hooks[event] = kept_groups
+        else:
+            del hooks[event]
+    return removed
+
+
+def merge(settings: JsonObject, key: str, added: dict[str, list[JsonObject]]) -> None:
+    """Replace the module's entries in ``settings`` (in place) with ``added``."""
+    strip(settings, key)
+    hooks = settings.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ValueError('"hooks" in the settings file is not an object')
+    for event, groups in added.items():
+        current = hooks.setdefault(event, [])
+        if not isinstance(current, list):
+            raise ValueError(f'"hooks.{event}" in the settings file is not a list')
+        current.extend(groups)

@@ -1,0 +1,120 @@
+"""One print-mode session of the real Claude Code CLI, configured only by the settings files
+that ``hookd install`` wrote into a private project, offline against the fake API."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.daemon.support import Box, hookd
+from tests.support.claude_cli import MODEL, cli_env
+from tests.support.fake_anthropic import FakeAnthropic, Script, message_texts
+
+__all__ = ["HOOKS_DIR", "CliRun", "installed", "run_cli", "stream_of"]
+
+HOOKS_DIR = Path(__file__).resolve().parents[1] / "hooks"
+SESSION_TIMEOUT_S = 120.0
+JsonObject = dict[str, Any]
+
+
+@dataclass
+class CliRun:
+    """What one CLI session printed and what the fake API received."""
+
+    returncode: int
+    messages: list[JsonObject]
+    stderr: str
+    api: FakeAnthropic
+
+    def of_type(self, kind: str) -> list[JsonObject]:
+        return [m for m in self.messages if m.get("type") == kind]
+
+    @property
+    def result(self) -> JsonObject:
+        (result,) = self.of_type("result")
+        return result
+
+    def tool_results(self) -> list[JsonObject]:
+        return [
+            block
+            for m in self.of_type("user")
+            for block in m["message"]["content"]
+            if isinstance(block, dict) and block.get("type") == "tool_result"
+        ]
+
+    def tool_result_text(self, index: int) -> str:
+        content = self.tool_results()[index]["content"]
+        if isinstance(content, list):
+            return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+        return str(content)
+
+    def api_texts(self, index: int) -> list[str]:
+        return message_texts(self.api.message_requests[index])
+
+    def all_api_texts(self) -> str:
+        return "\n".join(t for r in self.api.message_requests for t in message_texts(r))
+
+
+def stream_of(run: CliRun) -> str:
+    """The session's stdout as one string (for failure messages)."""
+    return "\n".join(json.dumps(m) for m in run.messages)
+
+
+@contextmanager
+def installed(
+    box: Box, module: str, *args: str, env: dict[str, str] | None = None
+) -> Iterator[Path]:
+    """Copy ``tests/hooks/MODULE`` to ``.claude/hooks.py``, ``hookd install`` it; ``hookd down``
+    at the end, whatever happens."""
+    target = box.project / ".claude" / "hooks.py"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(HOOKS_DIR / module, target)
+    try:
+        done = hookd(box, "install", ".claude/hooks.py", *args, env=env)
+        assert done.returncode == 0, done.stderr
+        yield target
+    finally:
+        hookd(box, "down", env=env)
+
+
+def cli_environment(box: Box, api: FakeAnthropic, **extra: str) -> dict[str, str]:
+    """The CLI's environment: the fake API, and the box's HOME and XDG directories (which the
+    hook commands it runs inherit)."""
+    env = cli_env(box.home, api.base_url)
+    return {**env, **box.env(), **extra}
+
+
+def run_cli(
+    claude: Path,
+    box: Box,
+    script: Script,
+    *,
+    prompt: str = "go",
+    env: dict[str, str] | None = None,
+) -> CliRun:
+    """Run ``claude -p PROMPT`` in the box's project until it exits."""
+    with FakeAnthropic(script) as api:
+        argv = [
+            str(claude), "-p", prompt,
+            "--output-format", "stream-json", "--verbose", "--include-hook-events",
+            "--system-prompt", "", "--model", MODEL, "--permission-mode", "default",
+            "--debug-file", str(box.root / "cli-debug.txt"),
+        ]  # fmt: skip
+        done = subprocess.run(
+            argv,
+            cwd=box.project,
+            env={**cli_environment(box, api), **(env or {})},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=SESSION_TIMEOUT_S,
+            check=False,
+        )
+    messages = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return CliRun(done.returncode, messages, done.stderr, api)

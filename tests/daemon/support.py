@@ -1,0 +1,167 @@
+"""Running the installed ``hookd`` console script with private HOME and XDG directories."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+__all__ = ["HOOKD", "Box", "Recorder", "hookd", "recording_server", "wait_for_line"]
+
+#: The console script installed beside the interpreter running the tests.
+HOOKD = str(Path(sys.executable).parent / "hookd")
+COMMAND_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class Box:
+    """A private home: HOME, the XDG state and runtime directories, a project directory."""
+
+    root: Path
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def project(self) -> Path:
+        return self.root / "project"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "xdg-state"
+
+    @property
+    def runtime(self) -> Path:
+        return self.root / "xdg-run"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        for d in (self.home, self.project, self.state, self.runtime):
+            d.mkdir(parents=True, exist_ok=True)
+        self.runtime.chmod(0o700)
+        base = {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "HOME": str(self.home),
+            "XDG_STATE_HOME": str(self.state),
+            "XDG_RUNTIME_DIR": str(self.runtime),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(self.home / ".cache"),
+        }
+        return {**base, **extra}
+
+    def daemon_dirs(self) -> list[Path]:
+        """The per-module state directories hookd made."""
+        base = self.state / "hookd" / "daemons"
+        return sorted(base.iterdir()) if base.is_dir() else []
+
+    def token(self) -> str:
+        (state,) = self.daemon_dirs()
+        return (state / "token").read_text().strip()
+
+
+def hookd(
+    box: Box,
+    *args: str,
+    stdin: bytes = b"",
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run the console script to exit (under a timeout)."""
+    return subprocess.run(
+        [HOOKD, *args],
+        input=stdin.decode(),
+        capture_output=True,
+        text=True,
+        cwd=cwd or box.project,
+        env=dict(env) if env is not None else box.env(),
+        timeout=COMMAND_TIMEOUT_S,
+        check=False,
+    )
+
+
+@dataclass
+class Recorder:
+    """What a recording server received, and what it answers next."""
+
+    status: int = 200
+    body: bytes = b"{}"
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    port: int = 0
+
+
+@contextmanager
+def recording_server() -> Iterator[Recorder]:
+    """A tiny HTTP server on 127.0.0.1 that records requests and answers from ``Recorder``."""
+    rec = Recorder()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _answer(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length)
+            rec.requests.append(
+                {"method": self.command, "path": self.path, "headers": dict(self.headers),
+                 "body": body}
+            )  # fmt: skip
+            self.send_response(rec.status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(rec.body)))
+            self.end_headers()
+            self.wfile.write(rec.body)
+
+        do_GET = do_POST = _answer
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    rec.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield rec
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def read_settings(path: Path) -> dict[str, Any]:
+    value = json.loads(path.read_text())
+    assert isinstance(value, dict)
+    return value
+
+
+def wait_for_line(path: Path, needle: str, timeout_s: float) -> str:
+    """Wait (on file-system events) until a line of ``path`` contains ``needle``; that line."""
+    from watchfiles import watch
+
+    def found() -> str | None:
+        try:
+            lines = path.read_text(errors="replace").splitlines()
+        except FileNotFoundError:
+            return None
+        return next((line for line in lines if needle in line), None)
+
+    deadline = time.monotonic() + timeout_s
+    line = found()
+    if line is not None:
+        return line
+    for _ in watch(path.parent, debounce=10, step=10, rust_timeout=200, yield_on_timeout=True):
+        line = found()
+        if line is not None:
+            return line
+        if time.monotonic() > deadline:
+            break
+    raise AssertionError(f"no line with {needle!r} in {path} within {timeout_s:g}s")

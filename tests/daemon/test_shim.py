@@ -1,0 +1,76 @@
+"""``hookd call EVENT``: the command-hook shim, against a recording HTTP server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.daemon.support import HOOKD, Box, hookd, recording_server
+
+HOOKS = Path(__file__).resolve().parents[1] / "hooks" / "daemon_guard.py"
+INPUT = {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup", "cwd": "/"}
+HEAVY = ("trio", "structlog", "jsonschema", "msgspec", "watchfiles", "hookd.core", "hookd.engine")
+
+
+@pytest.mark.req("R-D20")
+def test_call_posts_stdin_and_prints_the_answer(box: Box) -> None:
+    with recording_server() as server:
+        server.body = b'{"hookSpecificOutput": {"hookEventName": "SessionStart"}}'
+        done = hookd(
+            box, "call", "SessionStart", "--hooks", str(HOOKS), "--port", str(server.port),
+            stdin=json.dumps(INPUT).encode() + b"\n",
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == server.body.decode()
+    (req,) = server.requests
+    assert req["method"] == "POST" and req["path"] == "/hook/SessionStart"
+    assert json.loads(req["body"]) == INPUT
+    assert req["headers"]["Authorization"] == f"Bearer {box.token()}"
+
+
+@pytest.mark.req("R-D21")
+@pytest.mark.parametrize(("event", "code"), [("SessionStart", 1), ("UserPromptSubmit", 2)])
+def test_a_failed_answer_blocks_only_guarded_events(box: Box, event: str, code: int) -> None:
+    with recording_server() as server:
+        server.status, server.body = 500, b"broken"
+        done = hookd(
+            box, "call", event, "--hooks", str(HOOKS), "--port", str(server.port), stdin=b"{}"
+        )
+    assert done.returncode == code
+    assert done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert "HTTP 500" in line and "broken" in line
+    assert ("blocked" in line) == (code == 2)
+
+
+@pytest.mark.req("R-D08")
+def test_token_env_sends_hookd_token(box: Box) -> None:
+    with recording_server() as server:
+        args = ("call", "Setup", "--hooks", str(HOOKS), "--port", str(server.port), "--token-env")
+        done = hookd(box, *args, stdin=b"{}", env=box.env(HOOKD_TOKEN="from-the-env"))
+        missing = hookd(box, *args, stdin=b"{}")
+    assert done.returncode == 0, done.stderr
+    assert server.requests[0]["headers"]["Authorization"] == "Bearer from-the-env"
+    assert missing.returncode == 1
+    assert missing.stderr.startswith("hookd call: error: HOOKD_TOKEN is not set")
+
+
+@pytest.mark.req("R-D22")
+@pytest.mark.parametrize("command", ["call", "up"])
+def test_the_light_commands_import_nothing_heavy(box: Box, command: str) -> None:
+    with recording_server() as server:
+        if command == "up":  # the recording server stands in for a running daemon
+            args = ["up", str(HOOKS), "--port", str(server.port)]
+        else:
+            args = ["call", "Setup", "--hooks", str(HOOKS), "--port", str(server.port)]
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", HOOKD, *args],
+            input="{}", capture_output=True, text=True, env=box.env(), timeout=60, check=False,
+        )  # fmt: skip
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "hookd.daemon.client" in imported
+    assert sorted(m for m in imported if m.split(".")[0] in HEAVY or m.startswith(HEAVY)) == []
