@@ -46,8 +46,8 @@ def reader_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder as a README reader would have it."""
     folder = tmp_path_factory.mktemp("reader")
     blocks = re.findall(r"```python\n(.*?)```", README, re.S)
-    (folder / "hooks.py").write_text(blocks[0])
-    (folder / "my_hooks.py").write_text(blocks[1])
+    (folder / "hooks.py").write_text(next(b for b in blocks if b.startswith("import hookd")))
+    (folder / "my_hooks.py").write_text(next(b for b in blocks if b.startswith("# hooks.py")))
     (folder / ".claude").mkdir()
     shutil.copy(ROOT / "examples" / "settings.json", folder / ".claude" / "settings.json")
     (folder / "examples").symlink_to(ROOT / "examples")
