@@ -68,6 +68,9 @@ class Answer:
 
 def resolve(reg: Registration, outcome: Outcome) -> Answer:
     """Apply ``reg``'s failure policy to ``outcome``."""
+    if outcome.kind == "ok":  # the common case, first
+        payload = outcome.output if outcome.output is not None else {}
+        return Answer("ok", payload, None, "", reg.event)
     answer = _resolve(reg, outcome)
     answer.event = reg.event
     return answer

@@ -12,7 +12,7 @@ import contextvars
 import inspect
 import time
 import types
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Generator, Mapping
 from typing import Any, Final
 
 import msgspec
@@ -24,11 +24,11 @@ from hookd.core.policy import Outcome
 from hookd.core.registry import Registration
 from hookd.engine.aio import run_on_asyncio
 from hookd.engine.tracebacks import user_traceback
-from hookd.engine.watchdog import HookStuckError, watched
+from hookd.engine.watchdog import HookStuckError, resume, step, watched
 from hookd.errors import HookAbortError, InvalidOutputError, RetryableHookError
 from hookd.events.validation import prepare_output, sdk_renamed
 
-__all__ = ["Executor", "effective_timeout"]
+__all__ = ["Executor", "Paused", "effective_timeout"]
 
 log = structlog.get_logger("hookd.executor")
 
@@ -44,6 +44,20 @@ def effective_timeout(timeout_s: float) -> float:
     waiting 10 % earlier (at most half a second earlier).
     """
     return timeout_s - min(MAX_MARGIN_S, 0.1 * timeout_s)
+
+
+class Paused:
+    """A hook run inline that yielded to trio before it was done: what it takes to go on."""
+
+    __slots__ = ("awaitable", "context", "deadline", "yielded")
+
+    def __init__(
+        self, awaitable: Any, yielded: Any, deadline: float, context: contextvars.Context | None
+    ) -> None:
+        self.awaitable = awaitable
+        self.yielded = yielded
+        self.deadline = deadline
+        self.context = context  # None: not a coroutine, not started yet
 
 
 class Executor:
@@ -93,41 +107,50 @@ class Executor:
             return self.timed_out(reg, ctx)
         return self.check(reg.event, result)
 
-    @types.coroutine
-    def run_inline(
+    def start_inline(
         self,
         reg: Registration,
         input_data: dict[str, Any],
         tool_use_id: str | None,
         ctx: HookContext,
-        on_suspend: Callable[[], None],
         *,
         arrived: float | None = None,
-    ) -> Generator[Any, Any, Outcome]:
-        """Run a trio hook in the caller's own task, without a task or scope of its own.
+    ) -> Outcome | Paused:
+        """Run a trio hook in the caller's own task, up to its first yield to trio.
 
-        Most hooks finish without ever yielding to trio; those are answered at
-        once. ``on_suspend`` is called when the hook first yields: the caller
-        then hands its other work to a new task and puts the hook under a
-        deadline of :func:`effective_timeout` (its own task's cancel scope).
-        Never raises but trio's cancellation (the deadline, a withdrawn request).
+        Most hooks never yield: their outcome is returned at once. A hook that
+        yields comes back :class:`Paused`; the caller puts it under a deadline of
+        :func:`effective_timeout` (from ``arrived``) and awaits :meth:`finish_inline`.
         """
-        timeout_s = effective_timeout(reg.timeout_s)
         try:
             arg = _typed_input(reg, input_data)
             awaitable = reg.callback(arg, tool_use_id, ctx)
-            if inspect.iscoroutine(awaitable):
-                deadline = (arrived if arrived is not None else time.monotonic()) + timeout_s
-                context = contextvars.copy_context()
-                result = yield from watched(awaitable, deadline, on_suspend, context)
-            else:
-                on_suspend()
-                result = yield from awaitable.__await__()
+            if type(awaitable) is not types.CoroutineType and not inspect.iscoroutine(awaitable):
+                return Paused(awaitable, None, 0.0, None)
+            start = arrived if arrived is not None else time.monotonic()
+            deadline = start + effective_timeout(reg.timeout_s)
+            context = contextvars.copy_context()
+            done, value = step(awaitable, deadline, context.run)
         except BaseException as exc:
-            if _is_cancellation(exc):
-                ctx.cancel()
-                raise
-            return _failed(reg, ctx, exc, timeout_s)
+            return _caught(reg, ctx, exc)
+        if done:
+            return self.check(reg.event, value)
+        return Paused(awaitable, value, deadline, context)
+
+    @types.coroutine
+    def finish_inline(
+        self, reg: Registration, ctx: HookContext, paused: Paused
+    ) -> Generator[Any, Any, Outcome]:
+        """Drive a :class:`Paused` hook to its end; its outcome. Raises only trio's cancellation."""
+        try:
+            if paused.context is None:  # an awaitable that is not a coroutine: not watched
+                result = yield from paused.awaitable.__await__()
+            else:
+                result = yield from resume(
+                    paused.awaitable, paused.yielded, paused.deadline, paused.context
+                )
+        except BaseException as exc:
+            return _caught(reg, ctx, exc)
         return self.check(reg.event, result)
 
     @staticmethod
@@ -218,6 +241,14 @@ def _typed_input(reg: Registration, input_data: dict[str, Any]) -> Any:
     if reg.input_type is None:
         return input_data
     return msgspec.convert(input_data, reg.input_type)
+
+
+def _caught(reg: Registration, ctx: HookContext, exc: BaseException) -> Outcome:
+    """The outcome of a hook that raised ``exc``; trio's cancellation is raised again."""
+    if _is_cancellation(exc):
+        ctx.cancel()
+        raise exc
+    return _failed(reg, ctx, exc, effective_timeout(reg.timeout_s))
 
 
 def _is_cancellation(exc: BaseException) -> bool:

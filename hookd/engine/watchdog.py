@@ -24,7 +24,7 @@ import types
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Final
 
-__all__ = ["HookStuckError", "watched"]
+__all__ = ["HookStuckError", "resume", "step", "watched"]
 
 POLL_S: Final = 0.02
 GRACE_S: Final = 0.0
@@ -81,38 +81,60 @@ class _Watchdog:
 _watchdog = _Watchdog()
 
 
-@types.coroutine
-def watched(
+def step(
     coro: Coroutine[Any, Any, Any],
     deadline: float,
-    on_suspend: Callable[[], None] | None = None,
+    run: Callable[..., Any],
+    value: Any = None,
+    error: BaseException | None = None,
+) -> tuple[bool, Any]:
+    """One step of ``coro`` under the watchdog's eye.
+
+    Returns ``(True, result)`` once the coroutine has finished, else ``(False,
+    what it yielded)``. ``run`` makes the call (``Context.run`` runs the step in
+    a context of its own).
+    """
+    _watchdog.enter(deadline)
+    try:
+        yielded = run(coro.send, value) if error is None else run(coro.throw, error)
+    except StopIteration as done:
+        return True, done.value
+    finally:
+        _watchdog.leave()
+    return False, yielded
+
+
+@types.coroutine
+def resume(
+    coro: Coroutine[Any, Any, Any],
+    yielded: Any,
+    deadline: float,
     context: contextvars.Context | None = None,
 ) -> Generator[Any, Any, Any]:
-    """Run ``coro`` step by step, each step under the watchdog's eye.
+    """Drive ``coro`` on from a step that yielded ``yielded``, each step watched.
 
-    ``deadline`` is on the ``time.monotonic()`` clock. ``on_suspend`` is called
-    once, when the coroutine first yields to trio (it did not finish at once).
-    Each step runs in ``context`` when one is given, so that a hook run in
-    another task's context keeps its context variables to itself.
+    ``deadline`` is on the ``time.monotonic()`` clock. Each step runs in
+    ``context`` when one is given, so that a hook run in another task's context
+    keeps its context variables to itself.
     """
     run = context.run if context is not None else _call
-    value: Any = None
-    error: BaseException | None = None
     while True:
-        _watchdog.enter(deadline)
-        try:
-            yielded = run(coro.send, value) if error is None else run(coro.throw, error)
-        except StopIteration as done:
-            return done.value
-        finally:
-            _watchdog.leave()
-        if on_suspend is not None:
-            on_suspend()
-            on_suspend = None
         try:
             value, error = (yield yielded), None
         except BaseException as exc:  # trio's Cancelled and friends go to the coroutine
             value, error = None, exc
+        done, yielded = step(coro, deadline, run, value, error)
+        if done:
+            return yielded
+
+
+@types.coroutine
+def watched(coro: Coroutine[Any, Any, Any], deadline: float) -> Generator[Any, Any, Any]:
+    """Run ``coro`` step by step, each step under the watchdog's eye."""
+    done, out = step(coro, deadline, _call)
+    if done:
+        return out
+    return (yield from resume(coro, out, deadline))
 
 
 def _call(fn: Callable[[Any], Any], arg: Any) -> Any:

@@ -45,8 +45,14 @@ def prepare_output(event: str, output: dict[str, Any]) -> dict[str, Any]:
     spec = EVENTS.get(event)
     if spec is None:
         return output
-    output = _fill_event_name(spec, output)
-    problem = _check_output(spec, output)
+    specific = output.get("hookSpecificOutput")
+    if spec.hook_specific_type is not None and isinstance(specific, dict):
+        name = specific.get("hookEventName")
+        if name is None:
+            output = _with_event_name(spec, output, specific)
+        elif name != spec.name:
+            raise InvalidOutputError(_mismatch(spec, name))
+    problem = _convert(spec, output)
     if problem is not None:
         raise InvalidOutputError(problem)
     return output
@@ -85,14 +91,10 @@ def check_input(event: str, input: dict[str, Any]) -> str | None:
     return None
 
 
-def _fill_event_name(spec: EventSpec, output: dict[str, Any]) -> dict[str, Any]:
-    specific = output.get("hookSpecificOutput")
-    if (
-        spec.hook_specific_type is None
-        or not isinstance(specific, dict)
-        or specific.get("hookEventName") is not None
-    ):
-        return output
+def _with_event_name(
+    spec: EventSpec, output: dict[str, Any], specific: dict[str, Any]
+) -> dict[str, Any]:
+    """A copy of ``output`` with ``hookSpecificOutput.hookEventName`` filled in, first."""
     rest = {k: v for k, v in specific.items() if k != "hookEventName"}
     return {**output, "hookSpecificOutput": {"hookEventName": spec.name, **rest}}
 
@@ -102,10 +104,16 @@ def _check_output(spec: EventSpec, output: dict[str, Any]) -> str | None:
     if spec.hook_specific_type is not None and isinstance(specific, dict):
         name = specific.get("hookEventName", spec.name)
         if name != spec.name:
-            return (
-                f"hookSpecificOutput.hookEventName: {show(name)} does not match "
-                f"the event {spec.name}"
-            )
+            return _mismatch(spec, name)
+    return _convert(spec, output)
+
+
+def _mismatch(spec: EventSpec, name: Any) -> str:
+    return f"hookSpecificOutput.hookEventName: {show(name)} does not match the event {spec.name}"
+
+
+def _convert(spec: EventSpec, output: dict[str, Any]) -> str | None:
+    """The typed check of ``output``: None, or what is wrong with it."""
     target = AsyncOutput if "async" in output else spec.output_type
     try:
         msgspec.convert(output, target)

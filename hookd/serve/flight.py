@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import msgspec
 import trio
 
 from hookd import wire
 from hookd.core.context import HookContext
 from hookd.core.registry import Registration
+from hookd.engine.executor import Paused
 
-__all__ = ["Batch", "Flight", "InFlight", "InlineRun", "Key"]
+__all__ = ["Batch", "Flight", "InFlight", "InlineRun", "Key", "Yielded"]
 
 Key = tuple[wire.Framing, wire.RequestId]
 
@@ -27,6 +30,19 @@ class Flight:
         self.batch = batch
 
 
+class Yielded(NamedTuple):
+    """A call whose trio hook, run inline, yielded to trio before it was done."""
+
+    call: wire.Call
+    key: Key
+    reg: Registration
+    ctx: HookContext
+    started: float
+    size: int
+    paused: Paused
+    arrived: float  # time.monotonic() when its line was read
+
+
 class InlineRun:
     """A reader task's state once it stays with a hook that yielded to trio."""
 
@@ -41,10 +57,11 @@ class InlineRun:
         self.ctx: HookContext | None = None
         self.started = 0.0
 
-    def adopt(
-        self, call: wire.Call, key: Key, reg: Registration, ctx: HookContext, started: float
-    ) -> None:
-        self.call, self.key, self.reg, self.ctx, self.started = call, key, reg, ctx, started
+    def adopt(self, yielded: Yielded) -> None:
+        """Stay with ``yielded``'s hook: its request is this runner's flight now."""
+        self.call, self.key, self.reg = yielded.call, yielded.key, yielded.reg
+        self.ctx, self.started = yielded.ctx, yielded.started
+        self.flight.size = yielded.size
 
 
 class Batch:

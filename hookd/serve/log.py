@@ -41,18 +41,25 @@ class LogBuffer:
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
-        self._chunks: list[bytes] = []
-        self._size = 0
+        self._data = bytearray()
         self._lock = threading.Lock()
 
     def write(self, data: bytes) -> int:
         with self._lock:
-            self._chunks.append(data)
-            self._size += len(data)
-            big = self._size > FLUSH_BYTES
+            self._data += data
+            big = len(self._data) > FLUSH_BYTES
         if big:
             self.flush_now()
         return len(data)
+
+    def write_line(self, line: msgspec.Struct) -> None:
+        """Encode ``line`` as one JSON line straight into the buffer."""
+        with self._lock:
+            _line_encoder.encode_into(line, self._data, -1)
+            self._data += b"\n"
+            big = len(self._data) > FLUSH_BYTES
+        if big:
+            self.flush_now()
 
     def flush(self) -> None:
         """Called by structlog after each line: deferred (see flush_now)."""
@@ -60,7 +67,9 @@ class LogBuffer:
     def flush_now(self) -> None:
         """Write every buffered line now (waiting while stderr is full)."""
         with self._lock:
-            data, self._chunks, self._size = b"".join(self._chunks), [], 0
+            if not self._data:
+                return
+            data, self._data = self._data, bytearray()
         view = memoryview(data)
         while view:
             try:
@@ -80,16 +89,22 @@ _line_encoder = msgspec.json.Encoder()
 
 _millis = -1
 _millis_text = ""
+_second = -1
+_second_text = ""
 
 
 def _timestamp() -> str:
-    """ISO 8601 UTC like structlog's, to the millisecond, made once per millisecond."""
-    global _millis, _millis_text
-    millis = int(time.time() * 1000)
+    """ISO 8601 UTC like structlog's, to the millisecond.
+
+    Made once per millisecond, from the date and time formatted once per second.
+    """
+    global _millis, _millis_text, _second, _second_text
+    millis = time.time_ns() // 1_000_000
     if millis != _millis:
         second, rest = divmod(millis, 1000)
-        day = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        _millis, _millis_text = millis, f"{day}.{rest:03d}Z"
+        if second != _second:
+            _second, _second_text = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _millis, _millis_text = millis, f"{_second_text}.{rest:03d}Z"
     return _millis_text
 
 
@@ -145,7 +160,7 @@ def request_line(
         "info",
         _timestamp(),
     )
-    _sink.write(_line_encoder.encode(line) + b"\n")
+    _sink.write_line(line)
 
 
 def flush() -> None:

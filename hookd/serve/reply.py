@@ -97,13 +97,24 @@ class Replies:
         return wire.encode_message(self._encode_answer(framing, request_id, answer, call))
 
 
+#: The protocol's name of each request body type (``__struct_config__`` is made on each use).
+_METHODS: dict[type, str] = {}
+
+
+def _method(body: wire.Body) -> str:
+    method = _METHODS.get(type(body))
+    if method is None:
+        method = _METHODS[type(body)] = str(body.__struct_config__.tag)
+    return method
+
+
 def _log_completed(call: wire.Call, answer: Answer, started: float) -> None:
     body = call.body
     hookd_log.request_line(
         call.request_id,
         getattr(body, "callback_id", None),
         event=answer.event,
-        method=body.__struct_config__.tag,  # type: ignore[arg-type]
+        method=_method(body),
         outcome=answer.outcome,
-        elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+        elapsed_ms=round((time.perf_counter() - started) * 1_000_000) / 1000,  # to the microsecond
     )

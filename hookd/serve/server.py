@@ -12,21 +12,20 @@ from __future__ import annotations
 import collections
 import contextlib
 import time
-from functools import partial
 from typing import Any, Final
 
 import structlog
 import trio
 
 from hookd import wire
-from hookd.core.context import HookContext
 from hookd.core.policy import resolve
 from hookd.core.registry import Registration, Registry
-from hookd.engine.executor import Executor, effective_timeout
+from hookd.engine.executor import Executor, Paused, effective_timeout
 from hookd.serve import log as hookd_log
 from hookd.serve.config import ServeConfig
-from hookd.serve.flight import InFlight, InlineRun, Key
+from hookd.serve.flight import InFlight, InlineRun, Key, Yielded
 from hookd.serve.handlers import Handlers, internal_error, invalid
+from hookd.serve.receive import Receiver
 from hookd.serve.reply import Replies
 from hookd.serve.router import PassthroughSink, Router
 from hookd.serve.writer import Writer
@@ -50,7 +49,7 @@ class Server:
         self._handlers = Handlers(registry, self.executor, validate=self.config.validate)
         self._replies = Replies(self._writer, self._handlers)
         self._router = Router(self._handlers, self._replies, self._inflight)
-        self._receive: trio.abc.ReceiveStream | None = None
+        self._receiver: Receiver | None = None
         self._framer = wire.LineFramer(self.config.max_line_bytes)
         self._pending: collections.deque[bytes | wire.Oversize] = collections.deque()
         self._eof = False
@@ -105,7 +104,7 @@ class Server:
         On EOF the hooks in flight finish within their deadlines and are
         answered (unless ``finish_on_eof`` is off); ``stop`` cancels them unanswered.
         """
-        self._receive = receive
+        self._receiver = Receiver(receive, wire.READ_SIZE)
         async with trio.open_nursery() as outer:
             outer.start_soon(self._write, send, outer.cancel_scope)
             outer.start_soon(_log_flusher)
@@ -142,18 +141,21 @@ class Server:
     async def _read_lines(self, inline: InlineRun) -> None:
         while True:
             while self._pending:
-                if await self._on_line(self._pending.popleft(), inline):
+                yielded = self._on_line(self._pending.popleft())
+                if yielded is not None:
+                    await self._keep_hook(yielded, inline)
                     return  # this task now runs a hook; another one reads
+            self._writer.write_now()  # before waiting: answers queued by the reader go out
             if self._eof:
                 break
-            self._writer.write_now()
             await self._writer.wait_drained()  # the peer is not reading: neither do we
-            assert self._receive is not None
-            data = await self._receive.receive_some(wire.READ_SIZE)
+            assert self._receiver is not None
+            data = await self._receiver.receive()
+            self._writer.defer()  # the reader writes what it answers before it waits again
             if data:
                 # every pending line is from this read: deadlines run from now (R-076)
                 self._router.arrived = time.monotonic()
-                self._pending.extend(self._framer.feed(bytes(data)))
+                self._pending.extend(self._framer.feed(data))
             else:
                 self._eof = True
                 tail = self._framer.close()
@@ -162,15 +164,15 @@ class Server:
         log.info("stdin.closed", in_flight=len(self._inflight))
         self._reading_done.set()
 
-    async def _on_line(self, line: bytes | wire.Oversize, inline: InlineRun) -> bool:
-        """Serve one line; True when this task stays with a hook (see InlineRun)."""
+    def _on_line(self, line: bytes | wire.Oversize) -> Yielded | None:
+        """Serve one line, without yielding; a trio hook that yielded is handed back."""
         if isinstance(line, wire.Oversize):
             self._router.on_oversize(line, self.config.max_line_bytes)
-            return False
+            return None
         decoded = wire.decode_line(line)
         if isinstance(decoded, list):
             self._router.on_batch(decoded, len(line))
-            return False
+            return None
         if (
             isinstance(decoded, wire.Call)
             and isinstance(decoded.body, wire.HookCallback)
@@ -179,11 +181,12 @@ class Server:
             reg = self.registry.get(decoded.body.callback_id)
             if reg is not None and self._runs_inline(reg):
                 try:
-                    return await self._inline(decoded, decoded.body, reg, inline, len(line))
+                    return self._inline(decoded, decoded.body, reg, len(line))
                 except Exception as exc:  # a fault in hookd itself: answer, keep reading
-                    return self._internal_error(decoded, inline, exc)
+                    self._internal_error(decoded, None, exc)
+                    return None
         self._router.on_message(decoded, line, None)
-        return False
+        return None
 
     # -- trio hooks, inline -------------------------------------------------
 
@@ -196,86 +199,66 @@ class Server:
         """
         return reg.runner == "trio" and reg.retry is None and reg.callback_id not in self._waits
 
-    async def _inline(
-        self,
-        call: wire.Call,
-        body: wire.HookCallback,
-        reg: Registration,
-        inline: InlineRun,
-        size: int,
-    ) -> bool:
+    def _inline(
+        self, call: wire.Call, body: wire.HookCallback, reg: Registration, size: int
+    ) -> Yielded | None:
+        """Answer a trio hook's call at once; None, unless the hook yielded to trio."""
         assert call.request_id is not None
         key: Key = (call.framing, call.request_id)
         if self._router.refused(call, key, None, size):
-            return False
+            return None
         started = time.perf_counter()
         problem = self._handlers.check_input(reg, body.input)
         if problem is not None:
-            answer = invalid(problem)
             self._replies.finish(
-                call.framing, call.request_id, None, answer, started=started, call=call
+                call.framing, call.request_id, None, invalid(problem), started=started, call=call
             )
-            return False
+            return None
         ctx = self._handlers.context(call.request_id, reg, body)
         arrived = self._router.arrived
-        keep_hook = partial(
-            self._keep_hook,
-            inline,
-            size,
-            call=call,
-            key=key,
-            reg=reg,
-            ctx=ctx,
-            started=started,
-            arrived=arrived,
+        outcome = self.executor.start_inline(
+            reg, body.input, body.tool_use_id, ctx, arrived=arrived
         )
-        outcome = await self.executor.run_inline(
-            reg, body.input, body.tool_use_id, ctx, keep_hook, arrived=arrived
-        )
-        if inline.call is not None:
-            if inline.flight.withdrawn:
-                return True
-            self._inflight.drop(key)
-        answer = resolve(reg, outcome)
+        if isinstance(outcome, Paused):
+            return Yielded(call, key, reg, ctx, started, size, outcome, arrived)
         self._replies.finish(
-            call.framing, call.request_id, None, answer, started=started, call=call
+            call.framing, call.request_id, None, resolve(reg, outcome), started=started, call=call
         )
-        return inline.call is not None
+        return None
 
-    def _keep_hook(
-        self,
-        inline: InlineRun,
-        size: int,
-        *,
-        call: wire.Call,
-        key: Key,
-        reg: Registration,
-        ctx: HookContext,
-        started: float,
-        arrived: float,
-    ) -> None:
+    async def _keep_hook(self, yielded: Yielded, inline: InlineRun) -> None:
         """The inline hook yielded to trio: this task stays with it; a new one reads.
 
-        Its deadline runs from ``arrived``, when its line was read (R-128).
+        Its deadline runs from ``yielded.arrived``, when its line was read (R-128).
         """
-        self._waits.add(reg.callback_id)
-        inline.adopt(call, key, reg, ctx, started)
-        inline.flight.size = size
-        self._inflight.add(key, inline.flight)
-        left = effective_timeout(reg.timeout_s) - (time.monotonic() - arrived)
-        inline.scope.deadline = trio.current_time() + left
-        assert self._router.nursery is not None
-        self._router.nursery.start_soon(self._reader)
-
-    def _internal_error(self, call: wire.Call, inline: InlineRun, exc: Exception) -> bool:
-        log.exception("internal.error", request_id=call.request_id)
-        if inline.call is not None:
+        call, reg = yielded.call, yielded.reg
+        try:
+            self._waits.add(reg.callback_id)
+            inline.adopt(yielded)
+            self._inflight.add(yielded.key, inline.flight)
+            left = effective_timeout(reg.timeout_s) - (time.monotonic() - yielded.arrived)
+            inline.scope.deadline = trio.current_time() + left
+            assert self._router.nursery is not None
+            self._router.nursery.start_soon(self._reader)
+            outcome = await self.executor.finish_inline(reg, yielded.ctx, yielded.paused)
             if inline.flight.withdrawn:
-                return True
+                return
+            self._inflight.drop(yielded.key)
+            answer = resolve(reg, outcome)
+            self._replies.finish(
+                call.framing, call.request_id, None, answer, started=yielded.started, call=call
+            )
+        except Exception as exc:  # a fault in hookd itself: answer it
+            self._internal_error(call, inline, exc)
+
+    def _internal_error(self, call: wire.Call, inline: InlineRun | None, exc: Exception) -> None:
+        log.exception("internal.error", request_id=call.request_id)
+        if inline is not None and inline.call is not None:
+            if inline.flight.withdrawn:
+                return
             self._inflight.drop(inline.key)
         answer = internal_error(f"internal error: {type(exc).__name__}")
         self._replies.finish(call.framing, call.request_id, None, answer)
-        return inline.call is not None
 
     def _end_inline(self, inline: InlineRun) -> None:
         """After an inline run's scope: answer a hook that ran out of time."""

@@ -45,6 +45,7 @@ class Writer:
         self._sending = False
         self._closing = False
         self._fd: int | None = None
+        self._deferred = False
 
     def send_line(self, line: bytes) -> None:
         """Queue one framed line (never blocks; dropped once broken or closed)."""
@@ -52,7 +53,17 @@ class Writer:
             return
         self._out.append(line)
         self._bytes += len(line)
-        self._wake.set()
+        if not self._deferred:
+            self._wake.set()
+
+    def defer(self) -> None:
+        """Until the next :meth:`write_now`, queued lines do not wake the writer task.
+
+        The reader calls this when it has read input: it answers inline and
+        calls :meth:`write_now` before it waits for more, so waking the writer
+        task for each of those answers would only cost a pass of the scheduler.
+        """
+        self._deferred = True
 
     def close(self) -> None:
         """Write what is queued, then stop."""
@@ -70,9 +81,13 @@ class Writer:
 
         Only for a real file descriptor, only when no ``send_all`` is in
         progress, and never blocking: whatever the pipe does not take at once is
-        left to the writer task.
+        left to the writer task (woken here). Ends a :meth:`defer`.
         """
-        if not self._out or self._sending or self._fd is None:
+        self._deferred = False
+        if not self._out:
+            return
+        if self._sending or self._fd is None:
+            self._wake.set()
             return
         data = b"".join(self._out)
         self._out.clear()

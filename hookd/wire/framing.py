@@ -54,8 +54,20 @@ class LineFramer:
         self._skipping = 0  # bytes of an oversize line discarded so far
         self._head = b""
 
-    def feed(self, data: bytes) -> Iterator[bytes | Oversize]:
-        """Yield the complete lines (stripped, non-blank) that ``data`` finishes."""
+    def feed(self, data: bytes) -> list[bytes | Oversize]:
+        """The complete lines (stripped, non-blank) that ``data`` finishes."""
+        if self._skipping or len(self._buf) + len(data) > self.max_line_bytes:
+            return list(self._feed_slowly(data))
+        # The common case: no line here can be over the limit, so split in one call.
+        parts = data.split(b"\n")
+        if self._buf and len(parts) > 1:
+            self._buf += parts[0]
+            parts[0] = bytes(self._buf)
+            self._buf.clear()
+        self._buf += parts.pop()
+        return [line for part in parts if (line := part.strip())]
+
+    def _feed_slowly(self, data: bytes) -> Iterator[bytes | Oversize]:
         start = 0
         while True:
             end = data.find(b"\n", start)
