@@ -43,9 +43,11 @@ class Spec:
 
 @dataclass(frozen=True)
 class Counts:
-    n: int = 20_000  # at 1 and 64 in flight
-    plot_n: int = 10_000  # at the other windows: points of the plot only
-    one_core_n: int = 5_000
+    rounds: int = 7  # interleaved rounds: floor, hookd, ..., floor, hookd, ...
+    n: int = 5_000  # at 1 in flight, per round
+    n64: int = 20_000  # at 64 in flight, per round
+    one_core_n: int = 2_000  # at 1 in flight with the client on the contender's core, per round
+    plot_n: int = 10_000  # at 4 and 16 in flight, once: points of the plot only
     windows: tuple[int, ...] = (1, 4, 16, 64)
     warmup: int = 2_000
     spawns: int = 3
@@ -55,13 +57,13 @@ class Counts:
     per_call_plot_n: int = 50
     sleepers: int = 1_000
     run_timeout_s: float = 240.0
-    budget_s: float = 560.0  # the whole run; RSS runs are capped to fit
+    budget_s: float = 330.0  # the whole run; RSS runs are capped to fit
 
     def requests(self, spec: Spec, window: int = 1) -> int:
-        main = window in (1, 64)
+        """Requests in one measured run of ``spec`` at ``window`` in flight."""
         if spec.spawns_per_call:
-            return self.per_call_n if main else self.per_call_plot_n
-        return self.n if main else self.plot_n
+            return self.per_call_n if window in (1, 64) else self.per_call_plot_n
+        return {1: self.n, 64: self.n64}.get(window, self.plot_n)
 
 
 CONTENDERS: Final = (

@@ -16,7 +16,15 @@ from bench.client import Contender, ContenderError, Handshake, RunResult
 from bench.contenders import ROOT, SLEEPER, Counts, Session, Spec
 from bench.workload import build_block
 
-__all__ = ["ONE_CORE", "calibrate", "measure", "measure_rss", "measure_sleepers", "remeasure"]
+__all__ = [
+    "ONE_CORE",
+    "calibrate",
+    "client_on",
+    "measure_rss",
+    "measure_sleepers",
+    "measure_spawns",
+    "summary",
+]
 
 Log = Callable[[str], None]
 ONE_CORE = "1_one_core"  # W=1 with the client on the contender's core
@@ -36,79 +44,33 @@ def summary(run: RunResult) -> dict[str, Any]:
     }
 
 
-def measure(spec: Spec, counts: Counts, cpus: set[int] | None, log: Log) -> dict[str, Any]:
-    """Throughput, latency, peak RSS and spawn times; ``unavailable`` if it failed."""
-    session = Session(spec, cpus)
-    try:
-        result = _throughput(session, counts, log)
-        result["spawn"] = _spawns(session, counts, result.pop("first_handshake"))
-    except ContenderError as exc:
-        log(f"[{spec.name}] unavailable: {exc}")
-        return {"status": "unavailable", "reason": str(exc)}
-    return result
-
-
-def _windows(
-    session: Session, counts: Counts, windows: tuple[int, ...], log: Log
-) -> tuple[dict[str, Any], int, Handshake]:
-    """Warm up, run each window, then W=1 on one core; also the peak RSS after them."""
-    spec, n = session.spec, counts.requests(session.spec)
-    runs: dict[str, Any] = {}
-    with session.spawn() as (contender, handshake):
-        block = session.block(handshake, n)
-        contender.run(block, min(n, counts.warmup), 16, timeout_s=counts.run_timeout_s)
-        for window in windows:
-            count = counts.requests(spec, window)
-            run = contender.run(block, count, window, timeout_s=counts.run_timeout_s)
-            runs[str(window)] = summary(run)
-            log(f"[{spec.name}] W={window}: {run.answers_per_s:,.0f} ans/s")
-        if not spec.spawns_per_call:
-            with client_on(session.cpus):
-                run = contender.run(block, counts.one_core_n, 1, timeout_s=counts.run_timeout_s)
-            runs[ONE_CORE] = summary(run)
-            log(f"[{spec.name}] W=1, one core: {run.answers_per_s:,.0f} ans/s")
-        peak_kib = contender.status()["VmHWM"]
-    return runs, peak_kib, handshake
-
-
-def _throughput(session: Session, counts: Counts, log: Log) -> dict[str, Any]:
-    runs, peak_kib, handshake = _windows(session, counts, counts.windows, log)
+def measure_spawns(
+    specs: list[Spec], counts: Counts, cpus: set[int] | None, log: Log
+) -> dict[str, dict[str, Any]]:
+    """Spawn -> initialize answered and spawn -> first hook answered, interleaved too."""
+    handshakes: dict[str, list[Handshake]] = {spec.name: [] for spec in specs}
+    failed: dict[str, str] = {}
+    for _ in range(counts.spawns):
+        for spec in specs:
+            if spec.name in failed:
+                continue
+            try:
+                with Session(spec, cpus).spawn() as (_contender, handshake):
+                    handshakes[spec.name].append(handshake)
+            except ContenderError as exc:
+                log(f"[{spec.name}] spawn failed: {exc}")
+                failed[spec.name] = str(exc)
     return {
-        "status": "ok",
-        "requests": counts.requests(session.spec),
-        "callback_id": handshake.callback_id,
-        "runs": runs,
-        "rounds": [{key: run["answers_per_s"] for key, run in runs.items()}],
-        "peak_rss_kib": peak_kib,
-        "first_handshake": handshake,
+        name: _spawn_times(found) if found else {"status": "unavailable", "reason": failed[name]}
+        for name, found in handshakes.items()
     }
 
 
-def remeasure(spec: Spec, counts: Counts, cpus: set[int] | None, log: Log, node: Any) -> None:
-    """Another round at 1 and 64 in flight (and one core) in a fresh process; keep the best.
-
-    Load from outside the benchmark only ever slows a run down, so the faster of two
-    rounds taken minutes apart is the better estimate of what the contender can do.
-    """
-    try:
-        runs, _peak, _handshake = _windows(Session(spec, cpus), counts, (1, 64), log)
-    except ContenderError as exc:
-        log(f"[{spec.name}] second round failed: {exc}")
-        return
-    node["rounds"].append({key: run["answers_per_s"] for key, run in runs.items()})
-    for key, run in runs.items():
-        if run["answers_per_s"] > node["runs"][key]["answers_per_s"]:
-            node["runs"][key] = run
-
-
-def _spawns(session: Session, counts: Counts, first: Handshake) -> dict[str, Any]:
-    handshakes = [first]
-    for _ in range(counts.spawns - 1):
-        with session.spawn() as (_contender, handshake):
-            handshakes.append(handshake)
+def _spawn_times(handshakes: list[Handshake]) -> dict[str, Any]:
     init = [h.spawn_to_init_ms for h in handshakes if h.spawn_to_init_ms is not None]
     hook = [h.spawn_to_first_hook_ms for h in handshakes]
     return {
+        "status": "ok",
         "to_init_ms": init,
         "to_first_hook_ms": hook,
         "to_init_ms_median": statistics.median(init) if init else None,
@@ -124,7 +86,7 @@ def measure_rss(
     marks = (counts.rss_first, requests)
     try:
         with session.spawn() as (contender, handshake):
-            block = session.block(handshake, counts.n)
+            block = session.block(handshake, counts.n64)
             timeout_s = max(counts.run_timeout_s, requests / 1000)
             run = contender.run(
                 block, requests, 64, timeout_s=timeout_s, rss_marks=marks, latency=False
@@ -165,14 +127,12 @@ def measure_sleepers(counts: Counts, cpus: set[int] | None, log: Log) -> dict[st
 
 def calibrate(counts: Counts, cpus: set[int] | None) -> dict[str, Any]:
     """The client alone: ``cat`` echoes each request line, so nothing is computed."""
-    block = build_block(counts.n, "hook_1")
+    block = build_block(max(counts.n, counts.n64), "hook_1")
     contender = Contender(("cat",), cwd=str(ROOT), cpus=cpus)
     runs: dict[str, Any] = {}
     try:
-        for window in (1, 64):
-            run = contender.run(
-                block, counts.n, window, timeout_s=counts.run_timeout_s, verify=False
-            )
+        for window, n in ((1, counts.n), (64, counts.n64)):
+            run = contender.run(block, n, window, timeout_s=counts.run_timeout_s, verify=False)
             runs[str(window)] = summary(run)
         with client_on(cpus):
             run = contender.run(block, counts.n, 1, timeout_s=counts.run_timeout_s, verify=False)

@@ -12,6 +12,7 @@ import datetime
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -19,14 +20,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench import plot, report
+from bench import plot, report, targets
 from bench.contenders import CONTENDERS, ROOT, Counts
-from bench.phases import calibrate, measure, measure_rss, measure_sleepers, remeasure
+from bench.phases import calibrate, measure_rss, measure_sleepers, measure_spawns
+from bench.rounds import aggregate, measure_once, measure_rounds
 
 QUICK = Counts(
-    n=2_000,
+    rounds=3,
+    n=1_000,
+    n64=2_000,
     plot_n=1_000,
-    one_core_n=1_000,
+    one_core_n=500,
     warmup=200,
     spawns=1,
     rss_first=2_000,
@@ -94,11 +98,17 @@ def meta(args: argparse.Namespace, counts: Counts, client: set[int], others: Any
 
 
 def latency_series(results: dict[str, Any]) -> dict[str, list[tuple[int, float]]]:
+    """p50 latency per window: the median over the rounds at 1 and 64, the plot runs between."""
     series = {}
     for name, node in results["contenders"].items():
-        if node.get("status") == "ok":
-            runs = [run for key, run in node["runs"].items() if key.isdigit()]
-            series[name] = [(run["window"], run["p50_us"]) for run in runs if run["p50_us"]]
+        if node.get("status") != "ok":
+            continue
+        points = {int(key): run["p50_us"] for key, run in node["plot"].items()}
+        for key in ("1", "64"):
+            values = [r[key]["p50_us"] for r in node["rounds"] if key in r and r[key]["p50_us"]]
+            if values:
+                points[int(key)] = statistics.median(values)
+        series[name] = sorted((w, v) for w, v in points.items() if v)
     return series
 
 
@@ -108,7 +118,7 @@ def rss_phase(
     """The long RSS runs, last; fastest first, each capped to its share of the time left."""
 
     def rate(spec_name: str) -> float:
-        return float(contenders[spec_name]["runs"]["64"]["answers_per_s"])
+        return float(contenders[spec_name]["median"]["64"])
 
     names = [
         spec.name
@@ -130,25 +140,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     client_cpus, contender_cpus = pin()
     wanted = {"floor", *(args.only or [spec.name for spec in CONTENDERS])}
+    specs = [spec for spec in CONTENDERS if spec.name in wanted]
     results: dict[str, Any] = {"meta": meta(args, counts, client_cpus, contender_cpus)}
     log("calibrating the client against `cat` ...")
     results["client_calibration"] = calibrate(counts, contender_cpus)
-    results["contenders"] = {
-        spec.name: measure(spec, counts, contender_cpus, log)
-        for spec in CONTENDERS
-        if spec.name in wanted
-    }
-    for spec in CONTENDERS:
-        node = results["contenders"].get(spec.name, {})
-        if node.get("status") == "ok" and not spec.spawns_per_call:
-            remeasure(spec, counts, contender_cpus, log, node)
-    if results["contenders"]["floor"]["status"] != "ok":
-        log(f"the floor failed: {results['contenders']['floor']['reason']}")
+    log(f"{counts.rounds} interleaved rounds of {', '.join(s.name for s in specs[:4])} ...")
+    live = [spec for spec in specs if not spec.spawns_per_call]
+    contenders = measure_rounds(live, counts, contender_cpus, log)
+    for spec in specs:
+        if spec.spawns_per_call:
+            contenders[spec.name] = measure_once(spec, counts, contender_cpus, log)
+    results["contenders"] = contenders
+    if contenders["floor"]["status"] != "ok":
+        log(f"the floor failed: {contenders['floor']['reason']}")
         return 1
+    aggregate(contenders)
+    log("spawn times ...")
+    for name, spawn in measure_spawns(specs, counts, contender_cpus, log).items():
+        contenders[name]["spawn"] = spawn
     if "hookd" in wanted:
         results["sleepers"] = measure_sleepers(counts, contender_cpus, log)
-    rss_phase(results["contenders"], counts, contender_cpus, started + counts.budget_s)
-    results["targets"] = report.evaluate(results)
+    rss_phase(contenders, counts, contender_cpus, started + counts.budget_s)
+    results["targets"] = targets.evaluate(results)
     results["elapsed_s"] = time.monotonic() - started
     write(args.out, results)
     print(report.render(results))
