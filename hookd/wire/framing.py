@@ -56,7 +56,7 @@ class LineFramer:
 
     def feed(self, data: bytes) -> list[bytes | Oversize]:
         """The complete lines (stripped, non-blank) that ``data`` finishes."""
-        if self._skipping or len(self._buf) + len(data) > self.max_line_bytes:
+        if self._skipping or not self._strip or len(self._buf) + len(data) > self.max_line_bytes:
             return list(self._feed_slowly(data))
         # The common case: no line here can be over the limit, so split in one call.
         parts = data.split(b"\n")
