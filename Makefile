@@ -39,7 +39,7 @@ conformance: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
-	$(BIN)/python -m bench.http
+	$(BIN)/python -m bench.http_server
 	$(BIN)/python -m bench.cli_session
 
 fuzz: $(STAMP)

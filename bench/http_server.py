@@ -1,6 +1,6 @@
 """The HTTP transport's server-side benchmark: PreToolUse POSTs to ``hookd serve --http``.
 
-``python -m bench.http`` (``make bench`` runs it after ``bench.run``) starts
+``python -m bench.http_server`` (``make bench`` runs it after ``bench.run``) starts
 ``hookd serve bench/hook_allow.py --http 127.0.0.1:0`` with validation on and
 the default log level, and drives it with a client cheaper than the server:
 blocking raw sockets, every request's bytes built before the clock starts,
@@ -186,7 +186,7 @@ def start(folder: Path, token: str) -> tuple[subprocess.Popen[bytes], int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.http", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench.http_server", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small counts (a smoke check)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
     args = parser.parse_args(argv)
