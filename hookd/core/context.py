@@ -49,6 +49,7 @@ class HookContext:
         tool_use_id: str | None,
         timeout_s: float,
         state: dict[str, Any],
+        since: float | None = None,
     ) -> None:
         self.request_id = request_id
         self.callback_id = callback_id
@@ -57,7 +58,8 @@ class HookContext:
         self.timeout_s = timeout_s
         self.state = state
         self.attempt = 1
-        self._wall_deadline = time.monotonic() + timeout_s
+        # the CLI's deadline runs from when the request arrived (``since``, time.monotonic())
+        self._wall_deadline = (time.monotonic() if since is None else since) + timeout_s
         self._cancelled: threading.Event | None = None  # made on demand: most calls never wait
         self._is_cancelled = False
 

@@ -82,16 +82,20 @@ class Handlers:
         problem = self.check_input(reg, body.input)
         if problem is not None:
             return invalid(problem)
-        ctx = self.context(request_id, reg, body)
+        ctx = self.context(request_id, reg, body, arrived)
         outcome = await self.executor.run(
             reg, body.input, body.tool_use_id, ctx, scope, arrived=arrived
         )
         return resolve(reg, outcome)
 
     def context(
-        self, request_id: wire.RequestId | None, reg: Registration, body: wire.HookCallback
+        self,
+        request_id: wire.RequestId | None,
+        reg: Registration,
+        body: wire.HookCallback,
+        arrived: float | None = None,
     ) -> HookContext:
-        """The context one hook call sees."""
+        """The context one hook call sees; its deadline runs from ``arrived`` (R-128)."""
         return HookContext(
             request_id=request_id,
             callback_id=reg.callback_id,
@@ -99,6 +103,7 @@ class Handlers:
             tool_use_id=body.tool_use_id,
             timeout_s=reg.timeout_s,
             state=self.registry.session_state(body.input.get("session_id")),
+            since=arrived,
         )
 
     def check_input(self, reg: Registration, input_data: dict[str, Any]) -> str | None:

@@ -214,8 +214,8 @@ class Server:
                 call.framing, call.request_id, None, invalid(problem), started=started, call=call
             )
             return None
-        ctx = self._handlers.context(call.request_id, reg, body)
         arrived = self._router.arrived
+        ctx = self._handlers.context(call.request_id, reg, body, arrived)
         outcome = self.executor.start_inline(
             reg, body.input, body.tool_use_id, ctx, arrived=arrived
         )

@@ -147,3 +147,34 @@ def test_deadlines_run_from_arrival_whatever_other_hooks_do(tmp_path: Path) -> N
     got = answers(proc.stdout)
     assert (got["spin"]["error_code"], got["quick"]["error_code"]) == ("hook_timeout",) * 2
     assert got["quick"]["error"] == "no answer within 0.9s"
+
+
+WAITED = """
+    import time
+
+    import hookd
+    from hookd import HookMatcher
+
+    @hookd.runs_on("trio")
+    async def hold(input_data, tool_use_id, context):
+        time.sleep(0.5)  # holds the event loop without awaiting
+        return {}
+
+    def left(input_data, tool_use_id, context):
+        return {"systemMessage": f"{context.time_left():.3f}"}
+
+    hooks = {"Stop": [HookMatcher(hooks=[hold], timeout=10), HookMatcher(hooks=[left], timeout=10)]}
+"""
+
+
+@pytest.mark.req("R-128")
+def test_the_context_deadline_runs_from_arrival_too(tmp_path: Path) -> None:
+    """A hook that waited behind another sees the time left since its request was read."""
+    hooks = module(tmp_path / "waited.py", WAITED)
+    stop = event_input("Stop", stop_hook_active=False)
+    stdin = lines(hook_request("hold", "hook_1", stop), hook_request("left", "hook_2", stop))
+    proc = hookd("serve", hooks, "--log-format", "json", stdin=stdin)
+    got = answers(proc.stdout)
+    assert got["hold"]["response"] == {}
+    left = float(got["left"]["response"]["systemMessage"])
+    assert left <= 10 - 0.5  # both requests were read before the wait
