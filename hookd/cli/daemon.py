@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["DAEMON_COMMANDS", "LIGHT_COMMANDS", "add_daemon_parsers"]
+TYPE_CHECKING = False  # without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["DAEMON_COMMANDS", "DAEMON_PARSERS", "LIGHT_COMMANDS"]
 
 #: Seconds without a request before the daemon exits; the next prompt starts it again.
 DEFAULT_IDLE_EXIT_S = 8 * 3600.0
@@ -54,15 +58,7 @@ def _scope(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_daemon_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the six daemon subcommands to ``sub``."""
-    p = sub.add_parser(
-        "install",
-        help="point Claude Code's settings at a warm hookd daemon serving HOOKS",
-        description="Write Claude Code settings entries (http hooks to a local daemon, "
-        "`hookd up` at SessionStart and on each prompt, `hookd call` shims for SessionStart "
-        "and Setup hooks), then start the daemon. Re-running replaces hookd's own entries.",
-    )
+def _install(p: argparse.ArgumentParser) -> None:
     _hooks(p)
     _scope(p)
     p.add_argument("--port", type=int, metavar="N", help="daemon port (default: from the module)")
@@ -74,40 +70,64 @@ def add_daemon_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("--no-start", action="store_true", help="only write the settings")
     p.add_argument("--idle-exit", type=float, default=DEFAULT_IDLE_EXIT_S, help=argparse.SUPPRESS)
 
-    p = sub.add_parser(
-        "uninstall",
-        help="remove hookd's entries for HOOKS from the settings and stop its daemon",
-        description="Remove exactly the entries `hookd install` wrote for HOOKS.",
-    )
+
+def _uninstall(p: argparse.ArgumentParser) -> None:
     _hooks(p)
     _scope(p)
 
-    p = sub.add_parser(
-        "up",
-        help="start the daemon for HOOKS unless it already runs",
-        description="Start `hookd serve HOOKS --http 127.0.0.1:PORT` in the background unless "
-        "it already answers, and wait until it does.",
-    )
+
+def _up(p: argparse.ArgumentParser) -> None:
     _hooks(p)
     _start_options(p)
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
 
-    p = sub.add_parser("down", help="stop the daemon of HOOKS (or every daemon)")
+
+def _down(p: argparse.ArgumentParser) -> None:
     _hooks(p, optional=True)
 
-    p = sub.add_parser(
-        "status", help="show running daemons: pid, port, uptime, reloads, per-hook figures"
-    )
+
+def _status(p: argparse.ArgumentParser) -> None:
     _hooks(p, optional=True)
     p.add_argument("--json", action="store_true", help="print the raw status objects")
 
-    p = sub.add_parser(
-        "call",
-        help="post stdin to the daemon as EVENT's input (a command hook shim)",
-        description="Read a hook input on stdin, post it to the daemon of HOOKS (starting it "
-        "if needed) and answer as a Claude Code command hook: the output JSON with exit 0; "
-        "exit 2 and the reason on stderr when a guarded event cannot be answered.",
-    )
+
+def _call(p: argparse.ArgumentParser) -> None:
     p.add_argument("event", metavar="EVENT", help="hook event name (SessionStart, Setup, ...)")
     p.add_argument("--hooks", required=True, metavar="HOOKS", help="hooks file")
     _start_options(p)
+
+
+#: name -> (summary, description, builder), in the order ``hookd --help`` lists them.
+DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentParser], None]]] = {
+    "install": (
+        "point Claude Code's settings at a warm hookd daemon serving HOOKS",
+        "Write Claude Code settings entries (http hooks to a local daemon, "
+        "`hookd up` at SessionStart and on each prompt, `hookd call` shims for SessionStart "
+        "and Setup hooks), then start the daemon. Re-running replaces hookd's own entries.",
+        _install,
+    ),
+    "uninstall": (
+        "remove hookd's entries for HOOKS from the settings and stop its daemon",
+        "Remove exactly the entries `hookd install` wrote for HOOKS.",
+        _uninstall,
+    ),
+    "up": (
+        "start the daemon for HOOKS unless it already runs",
+        "Start `hookd serve HOOKS --http 127.0.0.1:PORT` in the background unless "
+        "it already answers, and wait until it does.",
+        _up,
+    ),
+    "down": ("stop the daemon of HOOKS (or every daemon)", None, _down),
+    "status": (
+        "show running daemons: pid, port, uptime, reloads, per-hook figures",
+        None,
+        _status,
+    ),
+    "call": (
+        "post stdin to the daemon as EVENT's input (a command hook shim)",
+        "Read a hook input on stdin, post it to the daemon of HOOKS (starting it "
+        "if needed) and answer as a Claude Code command hook: the output JSON with exit 0; "
+        "exit 2 and the reason on stderr when a guarded event cannot be answered.",
+        _call,
+    ),
+}

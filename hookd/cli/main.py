@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from hookd._version import __version__
-from hookd.cli.daemon import LIGHT_COMMANDS, add_daemon_parsers
+from hookd.cli.daemon import DAEMON_PARSERS
+from hookd.cli.parsers import LOCAL_COMMANDS, Parser, add_command
 
 __all__ = ["build_parser", "main"]
 
@@ -66,8 +67,12 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The ``hookd`` argument parser; ``command`` names the subcommand that will run."""
-    parser = argparse.ArgumentParser(
+    """The ``hookd`` argument parser; ``command`` names the subcommand that will run.
+
+    Only that subcommand's parser is built; without one (``hookd --help``, a
+    misspelt command) every command is listed by name and summary.
+    """
+    parser = Parser(
         prog="hookd",
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -75,100 +80,19 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"hookd {__version__}")
     sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND", required=True)
-
-    serve = sub.add_parser(
-        "serve",
-        help="serve hooks on stdin/stdout (sidecar mode) or over HTTP (--http)",
-    )
-    if command not in LIGHT_COMMANDS:  # these parsers' defaults import the hook core
-        from hookd.cli.options import SERVE_DESCRIPTION, configure_serve_parser
-
-        serve.description = SERVE_DESCRIPTION
-        configure_serve_parser(serve)
-        _add_offline_commands(sub)
+    known = command in COMMANDS  # else list them all, for --help or the error
+    for name, entry in LOCAL_COMMANDS.items():
+        if name == command or not known:
+            add_command(sub, name, entry, full=name == command)
     for name, (module, adder, summary) in LAZY_COMMANDS.items():
         if name == command:  # its module (and trio) is imported only when it runs
             getattr(importlib.import_module(module), adder)(sub)
-        else:
+        elif not known:
             sub.add_parser(name, help=summary, add_help=False)
-    add_daemon_parsers(sub)
+    for name, entry in DAEMON_PARSERS.items():
+        if name == command or not known:
+            add_command(sub, name, entry, full=name == command)
     return parser
-
-
-def _add_offline_commands(sub: Any) -> None:
-    """``check``, ``demo``, ``schema`` and ``validate``: cheap parsers (not for ``up``/``call``)."""
-    from hookd.cli.options import add_can_use_tool_option, positive_seconds
-    from hookd.core.registration import DEFAULT_TIMEOUT_S
-
-    check = sub.add_parser(
-        "check",
-        help="load HOOKS and print its registration table",
-        description="Load HOOKS (and --settings files) as `hookd serve` would and print each "
-        "hook's id, event, matcher, timeout, failure policy, and where it runs (trio, asyncio "
-        "or a thread) and why. A timeout marked (default) is --timeout, the default of Python "
-        "callbacks; (command default) is Claude Code's 600 s, the default of command hooks "
-        "whose settings entry sets none. Exits 1 with a one-line error when the module cannot "
-        "be served.",
-    )
-    check.add_argument(
-        "hooks",
-        metavar="HOOKS",
-        nargs="?",
-        default=None,
-        help="hooks file or module (optional when --settings is given)",
-    )
-    check.add_argument(
-        "--settings",
-        metavar="FILE",
-        action="append",
-        default=[],
-        help="also load the command hooks of this settings file (repeatable)",
-    )
-    add_can_use_tool_option(check)
-    check.add_argument(
-        "--timeout",
-        type=positive_seconds,
-        default=DEFAULT_TIMEOUT_S,
-        metavar="SECONDS",
-        help="default timeout of Python callbacks, as for serve (default: 30)",
-    )
-
-    demo = sub.add_parser(
-        "demo",
-        help="run a scripted session against an example module",
-        description="Start `hookd serve HOOKS` and play a short scripted session against it "
-        "as a CLI would (a prompt, safe and dangerous Bash commands, a Read), printing each "
-        "hook's answer and how long it took.",
-    )
-    demo.add_argument(
-        "--hooks",
-        metavar="HOOKS",
-        default=None,
-        help="hooks module to drive (default: the bundled examples/guard.py)",
-    )
-
-    schema = sub.add_parser(
-        "schema",
-        help="list JSON Schemas, print one, or write them all",
-        description="Without NAME, list the JSON Schemas hookd validates with (the protocol "
-        "envelopes and the input and output of every hook event); with NAME "
-        "(e.g. events/PreToolUse.output), print that schema; with --write DIR, write them all.",
-    )
-    schema.add_argument("name", nargs="?", metavar="NAME", help="schema to print")
-    schema.add_argument("--write", metavar="DIR", help="write every schema under DIR")
-
-    validate = sub.add_parser(
-        "validate",
-        help="check hook outputs or a transcript offline",
-        description="Check hook outputs (one JSON object, or JSON lines) as `hookd serve` "
-        "would send them: a missing hookEventName is filled in and continue_/async_ are "
-        "renamed first. A transcript's requests and answers are checked as recorded. "
-        "Exit 0 if all are valid, 1 if not, 2 if the input cannot be read.",
-    )
-    validate.add_argument("file", metavar="FILE", help="JSON file, JSON lines, transcript, or -")
-    validate.add_argument(
-        "--event", metavar="EVENT", help="the hook event of the outputs (when they do not say)"
-    )
 
 
 def _needs_hooks(args: argparse.Namespace) -> bool:
@@ -274,7 +198,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hookd`` console script."""
     words = list(sys.argv[1:] if argv is None else argv)
     command = next((w for w in words if not w.startswith("-")), None)
-    args = build_parser(command).parse_args(words)
+    gc.disable()  # the parsers' imports allocate much and free little
+    try:
+        args = build_parser(command).parse_args(words)
+    finally:
+        gc.enable()
     try:
         return COMMANDS[args.subcommand](args)
     except BrokenPipeError:  # `hookd schema | head`: the reader left; not an error of ours

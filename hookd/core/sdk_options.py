@@ -8,7 +8,6 @@ without importing the SDK: any module-level object (not a class) with both a
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from types import ModuleType
 from typing import Any
@@ -74,5 +73,7 @@ def permission_callback(
 
 def _hint(module: ModuleType, name: str) -> str:
     callables = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
+    import difflib  # only for a name that is not there
+
     close = difflib.get_close_matches(name, callables, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""

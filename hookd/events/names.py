@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 from hookd.events.catalogue import EVENTS
 
 __all__ = ["closest_event", "unknown_event"]
@@ -14,6 +12,8 @@ def closest_event(name: str) -> str | None:
     folded = {event.lower(): event for event in EVENTS}
     if name.lower() in folded:
         return folded[name.lower()]
+    import difflib  # only for a misspelt name
+
     close = difflib.get_close_matches(name, list(EVENTS), n=1, cutoff=0.6)
     return close[0] if close else None
 

@@ -14,7 +14,7 @@ from hookd.errors import HookdError
 from hookd.serve.early import Interrupted, answer_early, import_in_background
 from hookd.serve.stdio import protocol_stdio
 from hookd.serve.user_input import no_user
-from hookd.transcript.format import RECORD_ENV
+from hookd.transcript import RECORD_ENV
 
 __all__ = ["load_registry", "run_service"]
 
@@ -64,21 +64,25 @@ def run_service(args: argparse.Namespace) -> int:
     trio and structlog are imported in a thread while the hooks load and the
     first ``initialize`` is answered (see :mod:`hookd.serve.early`).
     """
-    with protocol_stdio() as (fd_in, fd_out):
-        no_user()  # input() in a hook fails at once, saying why
-        try:
-            registry = load_registry(args)
-        except (HookdError, ValueError) as exc:
-            return _fail(args, str(exc))
-        heavy = import_in_background(*HEAVY_MODULES)  # after the hooks: no GIL contention
-        early = b""
-        if not os.environ.get(RECORD_ENV):  # a recording must see the handshake too
+    gc.disable()  # imports allocate much and free little: _serve collects again
+    try:
+        with protocol_stdio() as (fd_in, fd_out):
+            no_user()  # input() in a hook fails at once, saying why
             try:
-                early = answer_early(registry, fd_in, fd_out)
-            except Interrupted:
-                _exit_now(0)
-        heavy.join()
-        _serve(args, registry, fd_in, fd_out, early)
+                registry = load_registry(args)
+            except (HookdError, ValueError) as exc:
+                return _fail(args, str(exc))
+            heavy = import_in_background(*HEAVY_MODULES)  # after the hooks: no GIL contention
+            early = b""
+            if not os.environ.get(RECORD_ENV):  # a recording must see the handshake too
+                try:
+                    early = answer_early(registry, fd_in, fd_out)
+                except Interrupted:
+                    _exit_now(0)
+            heavy.join()
+            _serve(args, registry, fd_in, fd_out, early)
+    finally:
+        gc.enable()
     _exit_now(0)
     return 0  # pragma: no cover
 
@@ -97,6 +101,7 @@ def _serve(
     hookd_log.configure(args.log_level, args.log_format)
     gc.freeze()  # start-up objects (modules, the registry) are never collected: skip them
     gc.set_threshold(GC_THRESHOLD, 20, 20)
+    gc.enable()
     config = ServeConfig(
         max_line_bytes=args.max_line_bytes,
         max_in_flight=args.max_in_flight,

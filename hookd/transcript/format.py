@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from hookd.errors import HookdError
+from hookd.transcript import RECORD_ENV
 
 __all__ = [
     "FROM_HOOKD",
@@ -41,8 +42,6 @@ Mode = Literal["host", "sidecar", "http"]
 TO_HOOKD: Final = "cli->hookd"
 FROM_HOOKD: Final = "hookd->cli"
 FORMAT_VERSION: Final = 1
-#: ``hookd serve`` records its session to this file when the variable is set.
-RECORD_ENV: Final = "HOOKD_RECORD"
 #: Headers for the transcripts of a folder that carry none of their own.
 HEADERS_FILE: Final = "headers.json"
 
