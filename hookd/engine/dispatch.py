@@ -29,6 +29,7 @@ from hookd.core.matcher import MatcherError, compile_matcher, matcher_subject
 from hookd.core.policy import Answer, Outcome, resolve
 from hookd.core.registry import Registration, Registry
 from hookd.engine.executor import Executor
+from hookd.engine.inline import run_hook
 from hookd.engine.merge import Conflict, Vote
 from hookd.engine.rewrite import ChainStep, apply_rewrites, merge_guarded
 from hookd.wire.errors import ErrorKind
@@ -247,7 +248,8 @@ class _Run:
                 timeout_s=reg.timeout_s,
                 state=self.registry.session_state(_str_or_none(input_data.get("session_id"))),
             )
-            outcome = _encodable(await self.executor.run(reg, input_data, self.tool_use_id, ctx))
+            outcome = await run_hook(self.executor, reg, input_data, self.tool_use_id, ctx)
+            outcome = _encodable(outcome)
         answer = resolve(reg, outcome)
         elapsed_ms = round((trio.current_time() - started) * 1000, 3)
         return HookRecord(

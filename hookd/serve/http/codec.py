@@ -137,6 +137,7 @@ class Codec:
         self._wants_keep_alive = False  # the request's head allows keep-alive
         self._keep_alive = False  # ... and it was read in full
         self._close_after = True
+        self._empty = True  # nothing fed since the last request: next() needs data
 
     @property
     def phase(self) -> Phase:
@@ -144,14 +145,19 @@ class Codec:
             return Phase.ANSWER
         if self._head is not None:
             return Phase.BODY
+        if self._empty:
+            return Phase.IDLE
         return Phase.HEAD if self._conn.trailing_data[0] else Phase.IDLE
 
     def feed(self, data: bytes) -> None:
         """Bytes read from the socket; ``b""`` when the peer closed its side."""
+        self._empty = False
         self._conn.receive_data(data)
 
     def next(self) -> Event:
         """The next thing the bytes fed so far make up."""
+        if self._empty:
+            return NEED_DATA
         try:
             return self._next()
         except h11.RemoteProtocolError as exc:
@@ -182,9 +188,10 @@ class Codec:
                     return NEED_DATA
 
     def _on_head(self, event: h11.Request) -> Event:
-        self._head = Head(bytes(event.method), bytes(event.target), tuple(event.headers))
+        headers = tuple(event.headers)
+        self._head = Head(bytes(event.method), bytes(event.target), headers)
         self._size = 0
-        tokens = b",".join(v for k, v in event.headers if k == b"connection").lower()
+        tokens = b",".join(v for k, v in headers if k == b"connection").lower()
         if event.http_version == b"1.1":
             self._wants_keep_alive = b"close" not in tokens
         else:
@@ -231,6 +238,7 @@ class Codec:
             return False
         rest, closed = self._conn.trailing_data
         self._conn = h11.Connection(h11.SERVER, max_incomplete_event_size=self._max_head)
+        self._empty = not rest and not closed
         if rest:
             self._conn.receive_data(bytes(rest))
         if closed:

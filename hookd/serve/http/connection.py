@@ -3,18 +3,22 @@
 Reading is bounded in time by phase: a connection waiting for its next
 request may stay idle ``idle_timeout_s``; once the first byte of a head is in,
 the whole head must arrive within ``header_timeout_s`` and then the body within
-``body_timeout_s`` (a client trickling bytes is cut off). Every answer is one
-``send_all``. A refused request is answered and the connection closed.
+``body_timeout_s`` (a client trickling bytes is cut off); the connection's own
+cancel scope carries that deadline while it waits, and closes it when it
+passes. Every answer is one write (:mod:`~hookd.serve.http.sockio`). A refused
+request is answered and the connection closed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 from typing import Final, Protocol
 
 import msgspec
 import trio
 
+from hookd.serve.http import sockio
 from hookd.serve.http.answer import Hooks
 from hookd.serve.http.codec import CLOSED, NEED_DATA, Codec, Head, Phase, Refusal, Request
 from hookd.serve.http.config import HttpConfig
@@ -54,6 +58,7 @@ class Connection:
         self.number = number
         self.codec = Codec(max_body_bytes=server.config.max_body_bytes)
         self.scope = trio.CancelScope()
+        self._fd = stream.socket.fileno()
         self.idle = True  # waiting for a request, no byte of it yet: may be evicted
         self._head_at = 0.0
         self._body_at = 0.0
@@ -111,7 +116,7 @@ class Connection:
         return False
 
     async def _send(self, data: bytes) -> None:
-        await self.stream.send_all(data)
+        await sockio.send(self._fd, data)
 
     async def _read(self) -> Head | Request | Refusal | object:
         """The next head or request; a refusal; or :data:`CLOSED` (also on a timeout)."""
@@ -121,12 +126,10 @@ class Connection:
                 self.idle = False
                 self._body_at = trio.current_time()
                 return event
-            deadline = self._deadline()
-            data = b""
-            with trio.move_on_at(deadline) as waited:
-                data = await self.stream.receive_some(READ_SIZE)
-            if waited.cancelled_caught:
-                return CLOSED
+            # the connection's own scope bounds the wait: past it, the connection just closes
+            self.scope.deadline = self._deadline()
+            data = await sockio.receive(self._fd, READ_SIZE)
+            self.scope.deadline = math.inf
             if data and self.codec.phase is Phase.IDLE:
                 self._head_at = trio.current_time()
             self.codec.feed(data)
