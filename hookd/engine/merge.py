@@ -146,12 +146,37 @@ DECISION_FIELDS: Final[Mapping[str, frozenset[str]]] = {
 
 def merge(event: str, votes: Sequence[Vote], *, sequential: bool = False) -> Merged:
     """Merge ``votes`` (registration order) into one valid output for ``event``."""
+    if len(votes) == 1:
+        return _merge_one(event, votes[0])
     merged = Merged({})
     for ns in NAMESPACES:
         objs = [(v.callback_id, obj) for v in votes if (obj := _object(v.output, ns))]
         target = _object_for(merged.output, ns)
         for key in _keys(objs):
             _merge_field((*ns, key), objs, target, merged, sequential)
+    _finish(event, merged.output)
+    return merged
+
+
+def _merge_one(event: str, vote: Vote) -> Merged:
+    """:func:`merge` of one vote: the same rules, field by field, without gathering values."""
+    merged = Merged({})
+    cid = vote.callback_id
+    for ns in NAMESPACES:
+        obj = _object(vote.output, ns)
+        target = _object_for(merged.output, ns)
+        for key, value in obj.items():
+            rule = RULES.get((*ns, key))
+            if rule is None:
+                if (*ns, key) not in NAMESPACES:
+                    target[key] = value  # single-valued: one hook cannot conflict
+            elif type(rule) is Ranked or type(rule) is Union:
+                _merge_field((*ns, key), ((cid, obj),), target, merged, False)
+            elif type(rule) is Join:
+                if isinstance(value, str) and value:
+                    target[key] = value
+            elif type(rule) is AnyTrue and value is True:
+                target[key] = True
     _finish(event, merged.output)
     return merged
 

@@ -86,6 +86,8 @@ def apply_rewrites(
 def merge_guarded(event: str, votes: Sequence[Vote], *, sequential: bool) -> Merged:
     """:func:`~hookd.engine.merge.merge`, plus hookd's own deny when a guarded rewrite conflicts."""
     merged = merge(event, votes, sequential=sequential)
+    if not merged.conflicts:
+        return merged
     guarded = {r.name for r in REWRITES.get(event, ()) if r.guarded}
     clashes = [c for c in merged.conflicts if c.field in guarded]
     deny = blocking_output(event, _conflict_reason(clashes)) if clashes else None

@@ -7,8 +7,10 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from hookd.engine.merge import Conflict, Vote, merge
+from hookd.engine.merge import RULES, Conflict, Vote, merge
 from hookd.events.validation import validate_output
 
 
@@ -262,3 +264,47 @@ def test_merged_outputs_are_valid_outputs_of_their_event(
 ) -> None:
     """The merged output passes the event's own output schema."""
     assert validate_output(event, merge_outputs(event, outputs)) is None
+
+
+# One hook's output is merged on a shorter path; it must give what the general path gives.
+_FIELDS = [path for path in RULES if len(path) > 1] + [("hookSpecificOutput", "updatedInput")]
+_VALUES = st.one_of(
+    st.sampled_from(["deny", "allow", "ask", "defer", "block", "approve", "decline", "accept"]),
+    st.text(max_size=4),
+    st.booleans(),
+    st.none(),
+    st.integers(-2, 2),
+    st.lists(st.sampled_from(["a", "b", 1]), max_size=3),
+    st.dictionaries(st.sampled_from(["x", "y"]), st.integers(0, 2), max_size=2),
+)
+
+
+@st.composite
+def _outputs(draw: st.DrawFn) -> dict[str, Any]:
+    """An output of known and unknown fields, in any order, at any of the three levels."""
+    output: dict[str, Any] = {}
+    for path in draw(st.lists(st.sampled_from([*RULES, *_FIELDS, ("other",)]), max_size=8)):
+        obj = output
+        for key in path[:-1]:
+            nested = obj.get(key)
+            obj = obj.setdefault(key, {}) if nested is None or isinstance(nested, dict) else {}
+        obj[path[-1]] = draw(_VALUES)
+    return output
+
+
+@pytest.mark.req("R-405", "R-406", "R-407", "R-408", "R-409")
+@settings(max_examples=400, deadline=None)
+@given(
+    event=st.sampled_from(["PreToolUse", "PermissionRequest", "Stop", "Elicitation"]),
+    output=_outputs(),
+    sequential=st.booleans(),
+)
+def test_one_output_merges_as_the_general_merge_does(
+    event: str, output: dict[str, Any], sequential: bool
+) -> None:
+    """One vote gives the same output, key order included, as a merge with an empty vote."""
+    alone = merge(event, [Vote("hook_1", output)], sequential=sequential)
+    general = merge(event, [Vote("hook_1", output), Vote("hook_2", {})], sequential=sequential)
+    assert msgspec.json.encode(alone.output) == msgspec.json.encode(general.output)
+    assert alone.output == general.output
+    assert alone.conflicts == general.conflicts == []
