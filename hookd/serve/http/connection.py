@@ -20,7 +20,7 @@ import trio
 
 from hookd.serve.http import sockio
 from hookd.serve.http.answer import Hooks
-from hookd.serve.http.codec import CLOSED, NEED_DATA, Codec, Head, Phase, Refusal, Request
+from hookd.serve.http.codec import NEED_DATA, Codec, Head, Phase, Refusal, Request
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.gate import Gate, Route
 from hookd.serve.http.record import HttpRecorder
@@ -119,7 +119,7 @@ class Connection:
         await sockio.send(self._fd, data)
 
     async def _read(self) -> Head | Request | Refusal | object:
-        """The next head or request; a refusal; or :data:`CLOSED` (also on a timeout)."""
+        """The next head or request; a refusal; or ``CLOSED`` (a timeout cancels ``self.scope``)."""
         while True:
             event = self.codec.next()
             if event is not NEED_DATA:

@@ -22,9 +22,10 @@ async def send(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while True:
         try:
-            view = view[os.write(fd, view) :]
+            sent = os.write(fd, view)
         except BlockingIOError:
-            pass
+            sent = 0
+        view = view[sent:]
         if not view:
             return
         await trio.lowlevel.wait_writable(fd)
