@@ -181,9 +181,9 @@ class Codec:
         length = int(digits)
         if length > self._max_body or len(data) < size + length:
             return False  # h11 refuses it, or waits for the rest of the body
-        headers = list(known.head.headers)
+        headers = list(known.headers)
         headers[known.length_at] = (b"content-length", digits)
-        head = Head(known.head.method, known.head.target, tuple(headers))
+        head = Head(known.method, known.target, tuple(headers))
         self._known, self._rest = Request(head, data[size : size + length]), data[size + length :]
         self._wants_keep_alive = known.keep_alive
         return True
@@ -243,7 +243,8 @@ class Codec:
         if self._unknown is not None and self._heads is not None:
             key, after = self._unknown
             if len(self._conn.trailing_data[0]) == after:  # h11 took exactly the key's head
-                self._heads.keep(key, self._head, self._wants_keep_alive)
+                line = (self._head.method, self._head.target)
+                self._heads.keep(key, line, headers, self._wants_keep_alive)
         self._unknown = None
         length = self._head.header(b"content-length")
         if length is not None and int(length) > self._max_body:

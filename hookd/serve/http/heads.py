@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
-
-if TYPE_CHECKING:
-    from hookd.serve.http.codec import Head
+from typing import Final
 
 __all__ = ["HeadCache", "Key", "Known", "split_head"]
 
@@ -29,10 +26,12 @@ MAX_HEADS: Final = 64
 
 @dataclass(frozen=True, slots=True)
 class Known:
-    """A parsed head: its :class:`Head`, where its Content-Length is, whether it keeps alive."""
+    """A parsed head: request line, headers (names lower-cased), where its Content-Length is."""
 
-    head: Head
-    length_at: int  # index of the content-length header in head.headers
+    method: bytes
+    target: bytes
+    headers: tuple[tuple[bytes, bytes], ...]
+    length_at: int  # index of the content-length header in headers
     keep_alive: bool
 
 
@@ -68,11 +67,18 @@ class HeadCache:
             self.hits += 1
         return known
 
-    def keep(self, key: Key, head: Head, keep_alive: bool) -> None:
-        """Keep ``head`` (h11's parse of the bytes ``key`` stands for) if it qualifies."""
-        names = [name for name, _ in head.headers]
+    def keep(
+        self,
+        key: Key,
+        line: tuple[bytes, bytes],
+        headers: tuple[tuple[bytes, bytes], ...],
+        keep_alive: bool,
+    ) -> None:
+        """Keep h11's parse (request line, headers) of the head ``key`` stands for, if it may be."""
+        names = [name for name, _ in headers]
         if names.count(b"content-length") != 1 or b"transfer-encoding" in names:
             return
         if len(self._known) >= MAX_HEADS:
             self._known.clear()
-        self._known[key] = Known(head, names.index(b"content-length"), keep_alive)
+        at = names.index(b"content-length")
+        self._known[key] = Known(line[0], line[1], headers, at, keep_alive)
