@@ -85,13 +85,18 @@ class HttpServer:
         try:
             await conn.run()
         finally:
-            del self.connections[conn.number]
+            self.connections.pop(conn.number, None)
 
     def _evict(self) -> bool:
-        """Close the longest-idle connection; False when none is idle."""
-        for conn in self.connections.values():
+        """Close the longest-idle connection; False when none is idle.
+
+        It leaves the count at once: its task may need a few scheduler passes more to close
+        its socket, and the newcomer is served meanwhile.
+        """
+        for number, conn in self.connections.items():
             if conn.idle and not conn.scope.cancel_called:
                 conn.scope.cancel()
+                del self.connections[number]  # the loop ends here
                 log.info("http.evicted", connection=conn.number)
                 return True
         return False

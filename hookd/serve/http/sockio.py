@@ -3,8 +3,8 @@
 :meth:`trio.SocketStream.send_all` yields to the scheduler after every send,
 even one the kernel took whole; an answer is small, so :func:`send` writes it
 at once and waits only for what the kernel could not take. :func:`receive`
-reads what is there, else waits until the socket is readable; either way it is
-a checkpoint, so a peer that keeps sending cannot hold the event loop. Both
+reads what is there, else waits until the socket is readable; either way it
+yields to the scheduler, so a peer that keeps sending cannot hold the event loop. Both
 raise ``OSError`` for a connection reset or broken.
 """
 
@@ -32,13 +32,13 @@ async def send(fd: int, data: bytes) -> None:
 
 
 async def receive(fd: int, size: int) -> bytes:
-    """Up to ``size`` bytes (``b""`` at the peer's end of file); a checkpoint."""
+    """Up to ``size`` bytes (``b""`` at the peer's end of file); a scheduler pass."""
     try:
         data = os.read(fd, size)
     except BlockingIOError:
         pass
-    else:
-        await trio.lowlevel.checkpoint()
+    else:  # a pass of the scheduler, as trio's own read makes, that keeps what was read
+        await trio.lowlevel.cancel_shielded_checkpoint()
         return data
     while True:
         await trio.lowlevel.wait_readable(fd)
