@@ -33,6 +33,7 @@ async def send(fd: int, data: bytes) -> None:
 
 async def receive(fd: int, size: int) -> bytes:
     """Up to ``size`` bytes (``b""`` at the peer's end of file); a scheduler pass."""
+    await trio.lowlevel.checkpoint_if_cancelled()  # a cancelled reader reads no more
     try:
         data = os.read(fd, size)
     except BlockingIOError:
