@@ -19,12 +19,12 @@ The names below are imported on first use, so that importing a submodule
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
 from hookd._version import __version__
 
+TYPE_CHECKING = False  # without importing typing: `hookd up` and `hookd call` start fast
 if TYPE_CHECKING:
+    from typing import Any
+
     from hookd.core.api import (
         add_context,
         allow,
@@ -84,6 +84,8 @@ def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'hookd' has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

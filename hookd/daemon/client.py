@@ -1,14 +1,15 @@
 """A minimal blocking HTTP/1.1 client for talking to a local daemon.
 
-Standard library sockets only (no ``http.client``, no trio): ``hookd up`` and
+The interpreter's own socket module only (``_socket``: no ``http.client``, no
+``socket`` wrapper with its enums and selectors, no trio): ``hookd up`` and
 ``hookd call`` start in a few tens of milliseconds. One request per
 connection, ``Connection: close``, the whole request in one write.
 """
 
 from __future__ import annotations
 
+import _socket
 import json
-import socket
 
 __all__ = ["Reply", "Unreachable", "get_json", "request"]
 
@@ -53,19 +54,21 @@ def request(
     if token is not None:
         head.append(f"Authorization: Bearer {token}")
     data = ("\r\n".join(head) + "\r\n\r\n").encode() + body
+    sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
     try:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout_s)
-            sock.connect((host, port))  # an IP literal: no name lookup, no idna codec
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.sendall(data)
-            raw = _read_all(sock)
+        sock.settimeout(timeout_s)
+        sock.connect((host, port))  # an IP literal: no name lookup, no idna codec
+        sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
+        sock.sendall(data)
+        raw = _read_all(sock)
     except OSError as exc:
         raise Unreachable(f"{host}:{port}: {exc.strerror or exc}") from None
+    finally:
+        sock.close()
     return _parse(raw, f"{host}:{port}")
 
 
-def _read_all(sock: socket.socket) -> bytes:
+def _read_all(sock: _socket.socket) -> bytes:
     chunks: list[bytes] = []
     size = 0
     while chunk := sock.recv(65536):

@@ -13,8 +13,6 @@ import contextlib
 import errno
 import fcntl
 import os
-import signal
-import socket
 import sys
 import time
 from collections.abc import Iterator
@@ -179,6 +177,8 @@ def ensure_up(paths: DaemonPaths, options: StartOptions) -> tuple[Running, bool]
 
 
 def _check_port_free(port: int) -> None:
+    import socket
+
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -270,6 +270,8 @@ def stop(paths: DaemonPaths) -> int | None:
     if ready is None or not _alive(ready[0]) or not _is_ours(paths, ready[0]):
         paths.ready.unlink(missing_ok=True)
         return None
+    import signal
+
     pid = ready[0]
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT_S

@@ -8,9 +8,10 @@ lock in the user's runtime directory. Directories are 0700, files 0600.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import stat
+import sys
 from pathlib import Path
 
 __all__ = [
@@ -78,23 +79,71 @@ def module_path(spec: str) -> Path:
 
 
 def _key(module: Path) -> str:
-    digest = hashlib.sha256(str(module).encode()).hexdigest()[:12]
+    try:  # the builtin module: hashlib would load OpenSSL (milliseconds of start-up)
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # Python 3.12 and later
+        try:
+            from _sha2 import sha256  # type: ignore[import-not-found]
+        except ImportError:
+            from hashlib import sha256
+    digest: str = sha256(str(module).encode()).hexdigest()[:12]
     return f"{module.stem}-{digest}"
 
 
+def _xdg_dirs() -> tuple[str, str] | None:
+    """platformdirs' user state and runtime directories in the usual Linux case, else None.
+
+    The usual case: an absolute ``$HOME`` or ``$XDG_STATE_HOME``, and a runtime
+    directory (``$XDG_RUNTIME_DIR``, else ``/run/user/UID``) that is a real
+    directory of ours with mode 0700. Importing platformdirs costs ``hookd up``
+    a third of its start-up; a test keeps the two in agreement.
+    """
+    if sys.platform != "linux":
+        return None
+    state = os.environ.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(state):
+        if not os.path.isabs(os.environ.get("HOME", "")):
+            return None
+        state = os.path.expanduser("~/.local/state")
+    run = os.environ.get("XDG_RUNTIME_DIR", "")
+    if not os.path.isabs(run):
+        run = f"/run/user/{os.geteuid()}"
+    if not _private_runtime(run):
+        return None
+    return os.path.join(state, APP), os.path.join(run, APP)
+
+
+def _private_runtime(path: str) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and info.st_mode & 0o777 == 0o700
+    )
+
+
 def _base_dirs() -> tuple[Path, Path]:
-    import warnings
-
-    import platformdirs
-
-    state = Path(platformdirs.user_state_dir(APP, appauthor=False))
-    with warnings.catch_warnings():  # its own fallback for an unsafe XDG_RUNTIME_DIR is fine
-        warnings.simplefilter("ignore")
-        run = Path(platformdirs.user_runtime_dir(APP, appauthor=False))
+    found = _xdg_dirs()
+    if found is None:
+        found = _platform_dirs()
+    state, run = Path(found[0]), Path(found[1])
     try:
         run.mkdir(mode=0o700, exist_ok=True)  # the runtime directory itself must exist already
     except OSError:  # none on this system (no XDG_RUNTIME_DIR): keep it with the state
         run = state / "run"
+    return state, run
+
+
+def _platform_dirs() -> tuple[str, str]:
+    import warnings
+
+    import platformdirs
+
+    state = platformdirs.user_state_dir(APP, appauthor=False)
+    with warnings.catch_warnings():  # its own fallback for an unsafe XDG_RUNTIME_DIR is fine
+        warnings.simplefilter("ignore")
+        run = platformdirs.user_runtime_dir(APP, appauthor=False)
     return state, run
 
 

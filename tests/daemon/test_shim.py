@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +16,9 @@ from tests.daemon.support import HOOKD, Box, hookd, recording_server
 HOOKS = Path(__file__).resolve().parents[1] / "hooks" / "daemon_guard.py"
 INPUT = {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup", "cwd": "/"}
 HEAVY = ("trio", "structlog", "jsonschema", "msgspec", "watchfiles", "hookd.core", "hookd.engine")
+#: Start-up costs the light path also avoids: typing, the socket wrapper, OpenSSL's hashes,
+#: platformdirs (on Linux), shutil, and the parsers of the other commands.
+SLOW = ("typing", "socket", "hashlib", "platformdirs", "shutil", "hookd.cli.options")
 
 
 @pytest.mark.req("R-D20")
@@ -74,3 +79,41 @@ def test_the_light_commands_import_nothing_heavy(box: Box, command: str) -> None
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
     assert "hookd.daemon.client" in imported
     assert sorted(m for m in imported if m.split(".")[0] in HEAVY or m.startswith(HEAVY)) == []
+
+
+def _imports(box: Box, *args: str, stdin: str = "") -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", HOOKD, *args],
+        input=stdin, capture_output=True, text=True, env=box.env(), timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+
+
+@pytest.mark.req("R-D22")
+def test_the_hot_path_avoids_slow_imports(box: Box) -> None:
+    """``up`` with the daemon running and ``call`` answered: the path of every prompt."""
+    module = box.project / "hooks.py"
+    shutil.copy(HOOKS, module)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = str(sock.getsockname()[1])
+    started = hookd(box, "up", str(module), "--port", port)
+    assert started.returncode == 0, started.stderr
+    try:
+        up = _imports(box, "up", str(module), "--port", port, "--quiet")
+        event = json.dumps({**INPUT, "transcript_path": str(box.root / "t.jsonl")})
+        call = _imports(box, "call", "SessionStart", "--hooks", str(module), "--port", port,
+                        stdin=event)  # fmt: skip
+    finally:
+        hookd(box, "down")
+    for imported in (up, call):
+        assert "hookd.daemon.client" in imported
+        assert sorted(m for m in imported if m.startswith((*HEAVY, *SLOW))) == []
+
+
+@pytest.mark.req("R-D22")
+def test_version_imports_no_command(box: Box) -> None:
+    imported = _imports(box, "--version")
+    assert "hookd.cli.main" in imported
+    assert sorted(m for m in imported if m.startswith((*HEAVY, "hookd.daemon", *SLOW))) == []
