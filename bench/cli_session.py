@@ -10,11 +10,17 @@ PostToolUse hooks that return ``{}``:
   wrote the settings (http hooks, ``hookd up`` at SessionStart and on the prompt).
 
 Rounds interleave the three (the order rotates each round), so a noisy machine
-hurts them alike. Also measured: ``hookd up`` with the daemon already running,
-and the ``hookd call`` shim's round trip (start-up included). Results go to
-``bench/results/cli_session.json``; the table to stdout.
+hurts them alike. Each session writes the CLI's debug log of its hooks
+(``--debug=hooks --debug-file``: a few lines per hook), and
+the hooks' own time is read from it (:mod:`bench.cli_debug`): beside the
+wall-clock ratio (what hookd adds to a session over what the command hook adds),
+the hook-time ratio (hookd's summed hook time over the command hooks'), per
+round, which the noise between rounds does not reach. Also measured: ``hookd up``
+with the daemon already running, and the ``hookd call`` shim's round trip
+(start-up included). Results go to ``bench/results/cli_session.json``; the table
+to stdout.
 
-    .venv/bin/python -m bench.cli_session [--rounds 5] [--calls 30]
+    .venv/bin/python -m bench.cli_session [--rounds 7] [--calls 30] [--no-debug]
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.cli_debug import HookTimes, hook_times
 from tests.daemon.support import HOOKD, Box
 from tests.support.claude_cli import MODEL, cli_env, find_claude
 from tests.support.fake_anthropic import FakeAnthropic, n_tool_calls
@@ -93,14 +100,17 @@ def hookd(box: Box, *args: str, stdin: bytes = b"") -> subprocess.CompletedProce
     )
 
 
-def session(claude: Path, box: Box, calls: int) -> float:
-    """Seconds from spawning ``claude -p`` to its exit; the session must succeed."""
+def session(claude: Path, box: Box, calls: int, debug: Path | None) -> tuple[float, HookTimes]:
+    """Seconds from spawning ``claude -p`` to its exit, and its hooks' times (from ``debug``)."""
     with FakeAnthropic(n_tool_calls(calls)) as api:
         env = {**cli_env(box.home, api.base_url), **box.env()}
         argv = [
             str(claude), "-p", "go", "--output-format", "stream-json", "--verbose",
             "--system-prompt", "", "--model", MODEL, "--permission-mode", "default",
         ]  # fmt: skip
+        if debug is not None:
+            debug.unlink(missing_ok=True)
+            argv += ["--debug=hooks", "--debug-file", str(debug)]  # hook lines only
         started = time.perf_counter()
         done = subprocess.run(
             argv, cwd=box.project, env=env, capture_output=True, text=True, timeout=600, check=False
@@ -110,7 +120,7 @@ def session(claude: Path, box: Box, calls: int) -> float:
     ok = done.returncode == 0 and results and results[-1].get("subtype") == "success"
     if not ok or len(api.message_requests) < calls + 1:
         raise SystemExit(f"a session failed ({box.root.name}): {done.stderr[-2000:]}")
-    return elapsed
+    return elapsed, hook_times(debug) if debug is not None else HookTimes()
 
 
 def _json(line: str) -> dict[str, Any]:
@@ -143,35 +153,67 @@ def summary(values: Sequence[float]) -> dict[str, float]:
     }
 
 
-def measure(claude: Path, boxes: dict[str, Box], rounds: int, calls: int) -> dict[str, Any]:
+def measure(
+    claude: Path, boxes: dict[str, Box], rounds: int, calls: int, debug: bool
+) -> dict[str, Any]:
     walls: dict[str, list[float]] = {name: [] for name in CONFIGS}
-    session(claude, boxes["hookd"], 2)  # warm-up: page cache, the daemon's first requests
+    hooks: dict[str, list[HookTimes]] = {name: [] for name in CONFIGS}
+    session(claude, boxes["hookd"], 2, None)  # warm-up: page cache, the daemon's first requests
     for r in range(rounds):
         order = CONFIGS[r % 3 :] + CONFIGS[: r % 3]
         for name in order:
-            walls[name].append(session(claude, boxes[name], calls))
+            log_file = boxes[name].root / "debug.txt" if debug else None
+            wall, times = session(claude, boxes[name], calls, log_file)
+            walls[name].append(wall)
+            hooks[name].append(times)
         log(f"round {r + 1}/{rounds}: " + ", ".join(f"{n} {walls[n][-1]:.2f}s" for n in CONFIGS))
     module = str(boxes["hookd"].project / ".claude" / "hooks.py")
     up = timed(boxes["hookd"], ["up", "--quiet", module], 20)
-    call = timed(
-        boxes["hookd"],
-        ["call", "PreToolUse", "--hooks", module],
-        20,
-        json.dumps(PRE_INPUT).encode(),
-    )
-    medians = {name: statistics.median(v) for name, v in walls.items()}
-    sessions = {name: {**summary(v), "runs_s": v} for name, v in walls.items()}
-    added = {name: medians[name] - medians["none"] for name in ("command", "hookd")}
-    ratio = added["hookd"] / added["command"] if added["command"] > 0 else float("nan")
+    pre = json.dumps(PRE_INPUT).encode()
+    call = timed(boxes["hookd"], ["call", "PreToolUse", "--hooks", module], 20, pre)
     return {
         "rounds": rounds,
         "calls_per_session": calls,
-        "sessions_s": sessions,
-        "added_s": added,
-        "ratio_hookd_to_command": ratio,
+        "debug_log": debug,
+        **wall_figures(walls),
+        **(hook_figures(hooks) if debug else {}),
         "target_ratio": TARGET_RATIO,
         "up_already_running_ms": {**summary(up), "runs_ms": up},
         "call_round_trip_ms": {**summary(call), "runs_ms": call},
+    }
+
+
+def wall_figures(walls: dict[str, list[float]]) -> dict[str, Any]:
+    """Sessions' wall times; what each config adds to ``none``, by medians and per round."""
+    medians = {name: statistics.median(v) for name, v in walls.items()}
+    added = {name: medians[name] - medians["none"] for name in ("command", "hookd")}
+    per_round = [
+        (h - n) / (c - n) if c > n else float("nan")
+        for n, c, h in zip(walls["none"], walls["command"], walls["hookd"], strict=True)
+    ]
+    return {
+        "sessions_s": {name: {**summary(v), "runs_s": v} for name, v in walls.items()},
+        "added_s": added,
+        "ratio_hookd_to_command": added["hookd"] / added["command"]
+        if added["command"] > 0
+        else float("nan"),
+        "wall_ratio_per_round": per_round,
+    }
+
+
+def hook_figures(hooks: dict[str, list[HookTimes]]) -> dict[str, Any]:
+    """The hooks' own time per session, from the CLI's debug log, and its ratio per round."""
+    hookd, command = hooks["hookd"], hooks["command"]
+    ratios = [h.total_ms / c.total_ms for h, c in zip(hookd, command, strict=True)]
+    http = [ms for times in hookd for ms in times.http_ms]
+    return {
+        "hook_ms": {name: summary([t.total_ms for t in hooks[name]]) for name in CONFIGS[1:]},
+        "hookd_http_ms_per_session": summary([sum(t.http_ms) for t in hookd]),
+        "hookd_http_hook_ms": summary(http) | {"count_per_session": len(http) / len(hookd)},
+        "hookd_up_ms": summary([ms for t in hookd for ms in t.command_ms]),
+        "command_hook_ms": summary([ms for t in command for ms in t.command_ms]),
+        "hook_ratio_per_round": ratios,
+        "hook_ratio": summary(ratios),
     }
 
 
@@ -186,6 +228,9 @@ def render(res: dict[str, Any]) -> str:
     ratio = res["ratio_hookd_to_command"]
     verdict = "met" if ratio <= res["target_ratio"] else "NOT met"
     lines.append(f"  hookd adds {ratio:.2f}x what the command hook adds (target <= 0.2: {verdict})")
+    lines.append(f"  wall ratio per round: {_ratios(res['wall_ratio_per_round'])}")
+    if res.get("hook_ratio"):
+        lines += _render_hooks(res)
     for key, label in (("up_already_running_ms", "hookd up, daemon running"),
                        ("call_round_trip_ms", "hookd call round trip")):  # fmt: skip
         v = res[key]
@@ -196,10 +241,39 @@ def render(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _ratios(values: Sequence[float]) -> str:
+    ordered = sorted(values)
+    each = " ".join(f"{v:.2f}" for v in values)
+    return f"{each}  (median {statistics.median(ordered):.2f}, {ordered[0]:.2f}-{ordered[-1]:.2f})"
+
+
+def _render_hooks(res: dict[str, Any]) -> list[str]:
+    """The hooks' own time, as the CLI's debug log gives it."""
+    ms, http, up, cmd = (res[k] for k in ("hook_ms", "hookd_http_hook_ms", "hookd_up_ms",
+                                          "command_hook_ms"))  # fmt: skip
+    verdict = "met" if res["hook_ratio"]["median"] <= res["target_ratio"] else "NOT met"
+    return [
+        "  hook time per session, from the CLI's debug log (ms: median, min-max):",
+        f"    command  {ms['command']['median']:6.0f}  ({ms['command']['min']:.0f}-"
+        f"{ms['command']['max']:.0f})  each run median {cmd['median']:.0f} ms "
+        f"(p90 {cmd['p90']:.0f})",
+        f"    hookd    {ms['hookd']['median']:6.0f}  ({ms['hookd']['min']:.0f}-"
+        f"{ms['hookd']['max']:.0f})  = hookd up (median {up['median']:.0f} ms, at SessionStart "
+        f"and the prompt) + {http['count_per_session']:.0f} http hooks "
+        f"(median {http['median']:.0f} ms, {http['min']:.0f}-{http['max']:.0f}; "
+        f"{res['hookd_http_ms_per_session']['median']:.0f} ms per session)",
+        f"  hook-time ratio per round: {_ratios(res['hook_ratio_per_round'])} "
+        f"(target <= 0.2: {verdict})",
+    ]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.cli_session", description=__doc__)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=30)
+    parser.add_argument(
+        "--no-debug", dest="debug", action="store_false", help="no debug log: wall times only"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     args = parser.parse_args(argv)
     claude = find_claude()
@@ -209,7 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="hookd-bench-") as tmp:
         boxes = prepare(Path(tmp))
         try:
-            res = measure(claude, boxes, args.rounds, args.calls)
+            res = measure(claude, boxes, args.rounds, args.calls, args.debug)
         finally:
             hookd(boxes["hookd"], "down")
     args.out.mkdir(parents=True, exist_ok=True)
