@@ -14,15 +14,12 @@ from typing import Any, Final
 
 import msgspec
 
-from hookd import wire
-
 __all__ = ["Progress", "describe_answer"]
 
 Emit = Callable[[str], None]
 JsonObject = dict[str, Any]
 
 WIDTH: Final = 100
-_decode = msgspec.json.Decoder().decode
 
 
 @dataclass(slots=True)
@@ -101,31 +98,6 @@ class Progress:
         self._emit = emit
         self._clock = clock
         self._pending: dict[str, _Pending] = {}
-        self._from_cli = wire.LineFramer()
-        self._to_cli = wire.LineFramer()
-
-    def from_cli(self, data: bytes) -> None:
-        """Bytes the CLI wrote on its stdout."""
-        for message in self._messages(self._from_cli, data):
-            self.cli_message(message)
-
-    def to_cli(self, data: bytes) -> None:
-        """Bytes hookd wrote to the CLI's stdin."""
-        for message in self._messages(self._to_cli, data):
-            self.host_message(message)
-
-    @staticmethod
-    def _messages(framer: wire.LineFramer, data: bytes) -> list[JsonObject]:
-        out = []
-        for line in framer.feed(data):
-            if isinstance(line, bytes):
-                try:
-                    message = _decode(line)
-                except msgspec.DecodeError:
-                    continue
-                if isinstance(message, dict):
-                    out.append(message)
-        return out
 
     def cli_message(self, msg: JsonObject) -> None:
         """One parsed message from the CLI."""

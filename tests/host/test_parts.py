@@ -20,6 +20,7 @@ from hookd.host.argv import CommandError, complete_command
 from hookd.host.lifetime import RunLifetime
 from hookd.host.progress import Progress, describe_answer
 from hookd.host.relay import CliInput
+from hookd.host.verdict import Verdict, Watch
 from hookd.transcript.format import load
 from hookd.transcript.replay import ReplayConfig, replay
 
@@ -173,21 +174,22 @@ def test_progress_pairs_answers_with_requests_across_chunks() -> None:
     lines: list[str] = []
     now = [10.0]
     progress = Progress(lines.append, clock=lambda: now[0])
+    watch = Watch(Verdict(), progress)  # frames the stdio as `hookd run` does
     tool = {"type": "tool_use", "name": "Bash", "input": {"command": "ls -la"}}
     hook_input = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}}
     body = {"subtype": "hook_callback", "callback_id": "hook_1", "input": hook_input}
     data = line({"type": "assistant", "message": {"content": [tool]}}) + line(
         {"type": "control_request", "request_id": "r1", "request": body}
     )
-    progress.from_cli(data[:7])
-    progress.from_cli(data[7:])
+    watch.from_cli(data[:7])
+    watch.from_cli(data[7:])
     now[0] = 10.25
     answer = {
         "hookSpecificOutput": {"permissionDecision": "allow", "permissionDecisionReason": "ok"}
     }
     response = {"subtype": "success", "request_id": "r1", "response": answer}
-    progress.to_cli(line({"type": "control_response", "response": response}))
-    progress.from_cli(
+    watch.to_cli(line({"type": "control_response", "response": response}))
+    watch.from_cli(
         line({"type": "result", "result": "all done", "num_turns": 2, "duration_ms": 1500})
     )
     assert lines == [
