@@ -1,6 +1,10 @@
 """Shared pytest configuration."""
 
+from pathlib import Path
+
 import pytest
+
+from tests.support.claude_cli import find_claude
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -8,3 +12,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "real_cli: runs the real Claude Code CLI offline against a fake API"
     )
     config.addinivalue_line("markers", "req(*ids): the protocol/SPEC.md requirements a test covers")
+
+
+@pytest.fixture(scope="session")
+def claude() -> Path:
+    """The Claude Code CLI bundled with claude-agent-sdk (the dev extra)."""
+    binary = find_claude()
+    if binary is None:
+        pytest.skip("the Claude Code CLI bundled with claude_agent_sdk is not installed")
+    return binary

@@ -23,8 +23,9 @@ from hookd.transcript.format import header_line, load
 from hookd.transcript.http_replay import replay_http
 from hookd.transcript.session import ReplayConfig
 from tests.serve.http.client import TOKEN, serve_http
-from tests.support.claude_cli import MODEL, cli_env, find_claude
+from tests.support.claude_cli import MODEL, cli_env
 from tests.support.fake_anthropic import FakeAnthropic, Script, message_texts, run_tool_then_done
+from tests.support.stream import StreamMessages
 
 pytestmark = pytest.mark.real_cli
 
@@ -43,30 +44,11 @@ RECORD_DIR_ENV = "HOOKD_HTTP_TRANSCRIPTS"
 
 
 @dataclass
-class Session:
+class Session(StreamMessages):
     messages: list[dict[str, Any]]
     returncode: int
     api: FakeAnthropic
     transcript: Path
-
-    def of_type(self, kind: str) -> list[dict[str, Any]]:
-        return [m for m in self.messages if m.get("type") == kind]
-
-    def tool_results(self) -> list[dict[str, Any]]:
-        return [
-            block
-            for m in self.of_type("user")
-            for block in m["message"]["content"]
-            if isinstance(block, dict) and block.get("type") == "tool_result"
-        ]
-
-
-@pytest.fixture
-def claude() -> Path:
-    binary = find_claude()
-    if binary is None:
-        pytest.skip("the Claude Code CLI bundled with claude_agent_sdk is not installed")
-    return binary
 
 
 def settings(port: int) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 from tests.daemon.support import Box, hookd
 from tests.support.claude_cli import MODEL, cli_env
 from tests.support.fake_anthropic import FakeAnthropic, Script, message_texts
+from tests.support.stream import StreamMessages
 
 __all__ = ["HOOKS_DIR", "CliRun", "installed", "run_cli", "stream_of"]
 
@@ -24,29 +25,13 @@ JsonObject = dict[str, Any]
 
 
 @dataclass
-class CliRun:
+class CliRun(StreamMessages):
     """What one CLI session printed and what the fake API received."""
 
     returncode: int
     messages: list[JsonObject]
     stderr: str
     api: FakeAnthropic
-
-    def of_type(self, kind: str) -> list[JsonObject]:
-        return [m for m in self.messages if m.get("type") == kind]
-
-    @property
-    def result(self) -> JsonObject:
-        (result,) = self.of_type("result")
-        return result
-
-    def tool_results(self) -> list[JsonObject]:
-        return [
-            block
-            for m in self.of_type("user")
-            for block in m["message"]["content"]
-            if isinstance(block, dict) and block.get("type") == "tool_result"
-        ]
 
     def tool_result_text(self, index: int) -> str:
         content = self.tool_results()[index]["content"]

@@ -31,14 +31,6 @@ pytestmark = pytest.mark.real_cli
 RELOAD_WAIT_S = 30.0
 
 
-@pytest.fixture
-def claude() -> Path:
-    binary = find_claude()
-    if binary is None:
-        pytest.skip("the Claude Code CLI bundled with claude_agent_sdk is not installed")
-    return binary
-
-
 def commands(tmp: Path) -> list[str]:
     return [
         f"touch {tmp}/allow-me",

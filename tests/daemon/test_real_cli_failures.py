@@ -13,20 +13,11 @@ import pytest
 
 from tests.daemon.cli_session import CliRun, installed, run_cli
 from tests.daemon.support import Box, hookd
-from tests.support.claude_cli import find_claude
 from tests.support.fake_anthropic import run_tool_then_done
 
 pytestmark = pytest.mark.real_cli
 
 SETTINGS = Path(".claude") / "settings.local.json"
-
-
-@pytest.fixture
-def claude() -> Path:
-    binary = find_claude()
-    if binary is None:
-        pytest.skip("the Claude Code CLI bundled with claude_agent_sdk is not installed")
-    return binary
 
 
 def only_result(run: CliRun) -> tuple[bool, str]:

@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from tests.cli.console import HOOKD
-from tests.support.claude_cli import cli_env, find_claude
+from tests.support.claude_cli import cli_env
 from tests.support.fake_anthropic import FakeAnthropic, run_tool_then_done
+from tests.support.stream import tool_results
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -38,14 +39,6 @@ def readme_commands() -> list[str]:
 
 
 COMMANDS = readme_commands()
-
-
-@pytest.fixture(scope="module")
-def claude() -> Path:
-    binary = find_claude()
-    if binary is None:
-        pytest.skip("the Claude Code CLI bundled with claude_agent_sdk is not installed")
-    return binary
 
 
 @pytest.fixture
@@ -98,12 +91,6 @@ def test_readme_run_command(command: str, reader: Path) -> None:
         # the recording holds the control exchanges, the guard's deny among them
         assert DENIED in results[0].read_text()
         return
-    denied = [
-        block
-        for m in messages
-        if m.get("type") == "user"
-        for block in m["message"]["content"]
-        if isinstance(block, dict) and block.get("type") == "tool_result"
-    ]
+    denied = tool_results(messages)
     assert denied and DENIED in json.dumps(denied[0]), messages[-3:]
     assert sum(1 for m in messages if m.get("type") == "result") == prompts

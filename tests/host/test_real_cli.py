@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import trio
 
-from tests.support.claude_cli import find_claude, user_message
+from tests.support.claude_cli import user_message
 from tests.support.fake_anthropic import (
     FakeAnthropic,
     JsonObject,
@@ -36,14 +36,6 @@ pytestmark = pytest.mark.real_cli
 
 CLI_TIMEOUT_TEXT = "did not respond before its timeout"
 RECORD_DIR_ENV = "HOOKD_HOST_TRANSCRIPTS"
-
-
-@pytest.fixture
-def claude() -> Path:
-    binary = find_claude()
-    if binary is None:
-        pytest.skip("the Claude Code CLI bundled with claude_agent_sdk is not installed")
-    return binary
 
 
 #: What each recorded scenario shows, and the requirements its transcript covers.

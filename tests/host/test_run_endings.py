@@ -15,7 +15,6 @@ import pytest
 import trio
 
 from tests.cli.console import hookd, module
-from tests.support.claude_cli import find_claude
 from tests.support.fake_anthropic import FakeAnthropic, message_texts, run_tool_then_done, text
 from tests.support.host_run import bare_cli, run_hookd
 
@@ -27,14 +26,6 @@ HOOKS = """
 
     hooks = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[guard])]}
 """
-
-
-@pytest.fixture
-def claude() -> Path:
-    binary = find_claude()
-    if binary is None:
-        pytest.skip("the Claude Code CLI bundled with claude_agent_sdk is not installed")
-    return binary
 
 
 @pytest.mark.parametrize(("cli", "code"), [("true", 0), ("false", 1)])

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from tests.peer import hook_request, hookd_process, payload
-from tests.support.claude_cli import find_claude
 from tests.support.fake_anthropic import FakeAnthropic, run_tool_then_done
 from tests.support.host_run import HostRun, bare_cli, run_hookd
 
@@ -24,14 +23,6 @@ TAKE_TERMINAL = (
     "import fcntl, os, sys, termios; "
     "fcntl.ioctl(int(sys.argv[1]), termios.TIOCSCTTY, 0); os.execvp(sys.argv[2], sys.argv[2:])"
 )
-
-
-@pytest.fixture
-def claude() -> Path:
-    binary = find_claude()
-    if binary is None:
-        pytest.skip("the Claude Code CLI bundled with claude_agent_sdk is not installed")
-    return binary
 
 
 async def run_touch(claude: Path, tmp_path: Path, target: Path, *, typed: bytes | None) -> HostRun:

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import trio
 
-from tests.support.claude_cli import cli_args, cli_env, find_claude, user_message
+from tests.support.claude_cli import cli_args, cli_env, user_message
 from tests.support.fake_anthropic import (
     FakeAnthropic,
     Turn,
@@ -146,14 +146,6 @@ def context_hook(body: JsonObject) -> JsonObject:
 
 def allow_tool(body: JsonObject) -> JsonObject:
     return {"behavior": "allow", "updatedInput": body["input"]}
-
-
-@pytest.fixture
-def claude() -> Path:
-    binary = find_claude()
-    if binary is None:
-        pytest.skip("the Claude Code CLI bundled with claude_agent_sdk is not installed")
-    return binary
 
 
 def assert_ran_bash_once(session: Session, api: FakeAnthropic, command: str) -> None:

@@ -16,6 +16,7 @@ import trio
 
 from tests.support.claude_cli import MODEL, cli_env
 from tests.support.fake_anthropic import FakeAnthropic, message_texts
+from tests.support.stream import StreamMessages
 
 __all__ = ["HOOKS_DIR", "HostRun", "Recording", "bare_cli", "run_hookd"]
 
@@ -32,7 +33,7 @@ def bare_cli(binary: Path) -> list[str]:
 
 
 @dataclass
-class HostRun:
+class HostRun(StreamMessages):
     """What one ``hookd run`` printed, and how it ended."""
 
     workdir: Path
@@ -56,23 +57,6 @@ class HostRun:
                 except ValueError:
                     continue
         return out
-
-    def of_type(self, kind: str) -> list[JsonObject]:
-        return [m for m in self.messages if m.get("type") == kind]
-
-    @property
-    def result(self) -> JsonObject:
-        (result,) = self.of_type("result")
-        return result
-
-    def tool_results(self) -> list[JsonObject]:
-        """Every tool_result block the CLI reported (as relayed on hookd's stdout)."""
-        return [
-            block
-            for m in self.of_type("user")
-            for block in m["message"]["content"]
-            if isinstance(block, dict) and block.get("type") == "tool_result"
-        ]
 
     def api_texts(self, index: int) -> list[str]:
         """Every text of the ``index``-th request the fake API received."""
