@@ -2,6 +2,6 @@
 
 import sys
 
-from hookd.cli.main import main
+from hookd.cli.entry import main
 
 sys.exit(main())

@@ -1,5 +1,1 @@
-"""Every argparse parser and the ``hookd`` console script's ``main``."""
-
-from hookd.cli.main import main
-
-__all__ = ["main"]
+"""The command line: the ``hookd`` console script (:mod:`hookd.cli.entry`) and its parsers."""

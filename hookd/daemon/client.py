@@ -9,7 +9,6 @@ connection, ``Connection: close``, the whole request in one write.
 from __future__ import annotations
 
 import _socket
-import json
 
 __all__ = ["Reply", "Unreachable", "get_json", "request"]
 
@@ -30,6 +29,8 @@ class Reply:
         self.body = body
 
     def json(self) -> object:
+        import json  # not at the top: json imports re, which ``hookd up``'s fast path avoids
+
         return json.loads(self.body) if self.body else {}
 
 

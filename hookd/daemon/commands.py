@@ -14,7 +14,6 @@ from pathlib import Path
 
 from hookd.daemon.client import Reply, Unreachable, request
 from hookd.daemon.lifecycle import (
-    HOST,
     DaemonError,
     Running,
     StartOptions,
@@ -33,10 +32,10 @@ from hookd.daemon.paths import (
     read_json,
     read_token,
 )
+from hookd.daemon.where import HOST, TOKEN_ENV
 
 __all__ = ["call_main", "down_main", "status_main", "up_main"]
 
-TOKEN_ENV = "HOOKD_TOKEN"
 #: Events a failed shim blocks (exit 2); elsewhere a failure is a non-blocking error (exit 1).
 _BLOCKING = frozenset({"PreToolUse", "PermissionRequest", "UserPromptSubmit"})
 

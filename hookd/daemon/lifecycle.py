@@ -20,6 +20,7 @@ from pathlib import Path
 
 from hookd.daemon.client import Unreachable, get_json
 from hookd.daemon.paths import DaemonPaths, read_json
+from hookd.daemon.where import HOST
 
 TYPE_CHECKING = False  # without importing typing
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ __all__ = [
     "stop",
 ]
 
-HOST = "127.0.0.1"
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0
 POLL_S = 0.01

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-import stat
-import sys
 from pathlib import Path
+
+from hookd.daemon.where import APP, module_key, ready_file, state_dir, token_file, xdg_dirs
 
 __all__ = [
     "DaemonPaths",
@@ -26,7 +26,6 @@ __all__ = [
     "write_private",
 ]
 
-APP = "hookd"
 TOKEN_BYTES = 32
 
 
@@ -47,7 +46,7 @@ class DaemonPaths:
 
     @property
     def token(self) -> Path:
-        return self.state_dir / "token"
+        return Path(token_file(str(self.state_dir)))
 
     @property
     def log(self) -> Path:
@@ -61,7 +60,7 @@ class DaemonPaths:
     @property
     def ready(self) -> Path:
         """Written by the daemon once it listens: pid, host, port, module, started."""
-        return self.run_dir / f"{self.key}.json"
+        return Path(ready_file(str(self.run_dir), self.key))
 
     @property
     def lock(self) -> Path:
@@ -78,53 +77,8 @@ def module_path(spec: str) -> Path:
     return path.resolve()
 
 
-def _key(module: Path) -> str:
-    try:  # the builtin module: hashlib would load OpenSSL (milliseconds of start-up)
-        from _sha256 import sha256  # type: ignore[import-not-found]
-    except ImportError:  # Python 3.12 and later
-        try:
-            from _sha2 import sha256  # type: ignore[import-not-found]
-        except ImportError:
-            from hashlib import sha256
-    digest: str = sha256(str(module).encode()).hexdigest()[:12]
-    return f"{module.stem}-{digest}"
-
-
-def _xdg_dirs() -> tuple[str, str] | None:
-    """platformdirs' user state and runtime directories in the usual Linux case, else None.
-
-    The usual case: an absolute ``$HOME`` or ``$XDG_STATE_HOME``, and a runtime
-    directory (``$XDG_RUNTIME_DIR``, else ``/run/user/UID``) that is a real
-    directory of ours with mode 0700. Importing platformdirs costs ``hookd up``
-    a third of its start-up; a test keeps the two in agreement.
-    """
-    if sys.platform != "linux":
-        return None
-    state = os.environ.get("XDG_STATE_HOME", "")
-    if not os.path.isabs(state):
-        if not os.path.isabs(os.environ.get("HOME", "")):
-            return None
-        state = os.path.expanduser("~/.local/state")
-    run = os.environ.get("XDG_RUNTIME_DIR", "")
-    if not os.path.isabs(run):
-        run = f"/run/user/{os.geteuid()}"
-    if not _private_runtime(run):
-        return None
-    return os.path.join(state, APP), os.path.join(run, APP)
-
-
-def _private_runtime(path: str) -> bool:
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return False
-    return (
-        stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and info.st_mode & 0o777 == 0o700
-    )
-
-
 def _base_dirs() -> tuple[Path, Path]:
-    found = _xdg_dirs()
+    found = xdg_dirs()
     if found is None:
         found = _platform_dirs()
     state, run = Path(found[0]), Path(found[1])
@@ -150,8 +104,8 @@ def _platform_dirs() -> tuple[str, str]:
 def daemon_paths(module: Path) -> DaemonPaths:
     """The files of ``module``'s daemon; their directories exist (0700) on return."""
     state, run = _base_dirs()
-    key = _key(module)
-    paths = DaemonPaths(module, key, state / "daemons" / key, run)
+    key = module_key(str(module))
+    paths = DaemonPaths(module, key, Path(state_dir(str(state), key)), run)
     try:
         _private_dir(paths.state_dir)
         _private_dir(paths.run_dir)

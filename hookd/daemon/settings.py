@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hookd.daemon.where import TOKEN_ENV
+
 __all__ = [
     "COMMAND_EVENTS",
     "ON_FAILURE_EVENTS",
@@ -41,7 +43,6 @@ START_BUDGET_S = 30
 #: Seconds added to a hook's own timeout for the trip to the daemon and back.
 TRANSPORT_MARGIN_S = 1
 _SIMPLE_MATCHER = re.compile(r"[A-Za-z0-9_]+(\|[A-Za-z0-9_]+)*")
-TOKEN_ENV = "HOOKD_TOKEN"
 
 
 @dataclass(frozen=True, slots=True)

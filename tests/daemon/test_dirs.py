@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.daemon import paths
+from hookd.daemon import paths, where
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the XDG fast path is Linux's")
 
@@ -37,7 +37,7 @@ def test_the_usual_case_is_read_without_platformdirs(
     state = str(tmp_path / "state") if state_env else None
     home = str(tmp_path / "home")
     _setenv(monkeypatch, HOME=home, XDG_STATE_HOME=state, XDG_RUNTIME_DIR=str(run))
-    found = paths._xdg_dirs()
+    found = where.xdg_dirs()
     assert found is not None
     assert found == paths._platform_dirs()
     assert found[1] == str(run / "hookd")
@@ -57,7 +57,7 @@ def test_anything_unusual_is_left_to_platformdirs(
     state = "relative/state" if case == "relative-state" else str(tmp_path / "state")
     home = "relative-home" if case == "relative-state" else str(tmp_path / "home")
     _setenv(monkeypatch, HOME=home, XDG_STATE_HOME=state, XDG_RUNTIME_DIR=str(run))
-    assert paths._xdg_dirs() is None
+    assert where.xdg_dirs() is None
 
 
 @pytest.mark.req("R-D25")

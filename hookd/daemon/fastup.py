@@ -1,0 +1,113 @@
+"""``hookd up`` when the daemon already answers: no argparse, pathlib or json.
+
+Claude Code runs ``hookd up --quiet HOOKS --port N`` at SessionStart and on
+every prompt, so its usual case (the daemon answers on that port with our
+token) is paid on every prompt. That case is decided here with ``os`` and the
+interpreter's ``_socket``: the words ``hookd install`` writes are read by hand,
+the ready file and the token found through :mod:`hookd.daemon.where`, and the
+daemon asked ``GET /status`` on the port named. It is the module's daemon when
+the answer is 200 and starts with the pid its ready file starts with (the
+daemon writes both so; the full probe parses them as JSON). Anything else
+(other words, ``--help``, no daemon, another port or token, a platform without
+the usual XDG directories, a file in another shape) returns None, and the full
+command (argparse, the start lock, the start) decides again from the beginning.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hookd.daemon.client import Unreachable, get_json
+from hookd.daemon.where import (
+    HOST,
+    TOKEN_ENV,
+    leading_pid,
+    module_key,
+    ready_file,
+    state_dir,
+    token_file,
+    xdg_dirs,
+)
+
+__all__ = ["quick_up"]
+
+
+class _Words:
+    __slots__ = ("hooks", "port", "quiet", "token_env")
+
+    def __init__(self) -> None:
+        self.hooks = ""
+        self.port = 0
+        self.quiet = False
+        self.token_env = False
+
+
+def quick_up(words: list[str]) -> int | None:
+    """0 once the running daemon has answered (and said so unless ``--quiet``); else None."""
+    got = _read_words(words)
+    dirs = xdg_dirs()
+    if got is None or dirs is None:
+        return None
+    module = os.path.realpath(os.path.expanduser(got.hooks))
+    if not os.path.isfile(module):
+        return None
+    state, run = dirs
+    key = module_key(module)
+    if got.token_env:
+        token = os.environ.get(TOKEN_ENV, "")
+    else:
+        token = _read(token_file(state_dir(state, key))).decode(errors="replace").strip()
+    pid = leading_pid(_read(ready_file(run, key)))
+    if not token or pid is None:
+        return None
+    try:
+        reply = get_json(HOST, got.port, "/status", token)
+    except Unreachable:
+        return None
+    if reply.status != 200 or leading_pid(reply.body) != pid:
+        return None
+    if not got.quiet:
+        print(f"hookd: already running: pid {pid} on {HOST}:{got.port} serving {module}")
+    return 0
+
+
+def _read_words(words: list[str]) -> _Words | None:
+    """The words ``hookd install`` writes (and the other start options), else None."""
+    got = _Words()
+    rest = iter(words)
+    for word in rest:
+        if word == "--quiet":
+            got.quiet = True
+        elif word == "--token-env":
+            got.token_env = True
+        elif word == "--no-reload":
+            pass  # a start option: a running daemon keeps its own
+        elif word == "--port":
+            value = next(rest, "")
+            if not (value.isascii() and value.isdigit()):
+                return None
+            got.port = int(value)
+        elif word == "--idle-exit":
+            if not _is_float(next(rest, "")):
+                return None
+        elif word.startswith("-") or got.hooks:
+            return None
+        else:
+            got.hooks = word
+    return got if got.hooks and 0 < got.port < 65536 else None
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(65536)
+    except OSError:
+        return b""

@@ -1,0 +1,101 @@
+"""Where a daemon's files are, in plain strings: the module's key and the XDG directories.
+
+Only ``os``, ``stat`` and ``sys``: :mod:`hookd.daemon.paths` builds its paths on
+these, and ``hookd up``'s fast path (:mod:`hookd.daemon.fastup`) reads the ready
+file and the token through them without importing ``pathlib``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+
+__all__ = [
+    "APP",
+    "HOST",
+    "TOKEN_ENV",
+    "leading_pid",
+    "module_key",
+    "ready_file",
+    "state_dir",
+    "token_file",
+    "xdg_dirs",
+]
+
+APP = "hookd"
+#: The daemon listens on loopback only.
+HOST = "127.0.0.1"
+#: The token in project scope, where settings shared through git cannot carry it.
+TOKEN_ENV = "HOOKD_TOKEN"
+
+
+def module_key(module: str) -> str:
+    """``STEM-HASH``: the module's file stem and 12 hex digits of its resolved path's sha256."""
+    try:  # the builtin module: hashlib would load OpenSSL (milliseconds of start-up)
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # Python 3.12 and later
+        try:
+            from _sha2 import sha256  # type: ignore[import-not-found]
+        except ImportError:
+            from hashlib import sha256
+    digest: str = sha256(module.encode()).hexdigest()[:12]
+    stem = os.path.splitext(os.path.basename(module))[0]
+    return f"{stem}-{digest}"
+
+
+def xdg_dirs() -> tuple[str, str] | None:
+    """platformdirs' user state and runtime directories in the usual Linux case, else None.
+
+    The usual case: an absolute ``$HOME`` or ``$XDG_STATE_HOME``, and a runtime
+    directory (``$XDG_RUNTIME_DIR``, else ``/run/user/UID``) that is a real
+    directory of ours with mode 0700. Importing platformdirs costs ``hookd up``
+    a third of its start-up; a test keeps the two in agreement.
+    """
+    if sys.platform != "linux":
+        return None
+    state = os.environ.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(state):
+        if not os.path.isabs(os.environ.get("HOME", "")):
+            return None
+        state = os.path.expanduser("~/.local/state")
+    run = os.environ.get("XDG_RUNTIME_DIR", "")
+    if not os.path.isabs(run):
+        run = f"/run/user/{os.geteuid()}"
+    if not _private_dir(run):
+        return None
+    return os.path.join(state, APP), os.path.join(run, APP)
+
+
+def _private_dir(path: str) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and info.st_mode & 0o777 == 0o700
+    )
+
+
+def state_dir(state: str, key: str) -> str:
+    """The module's lasting files: token, log, install record."""
+    return os.path.join(state, "daemons", key)
+
+
+def ready_file(run: str, key: str) -> str:
+    """Written by the daemon once it listens: pid, host, port, module, started."""
+    return os.path.join(run, f"{key}.json")
+
+
+def token_file(module_state: str) -> str:
+    """The daemon's token, in the module's :func:`state_dir`."""
+    return os.path.join(module_state, "token")
+
+
+def leading_pid(data: bytes) -> int | None:
+    """N from a JSON object that starts ``{"pid": N,``: the ready file and ``GET /status``."""
+    head = data[:32]
+    if not head.startswith(b'{"pid":'):
+        return None
+    digits = head[7:].lstrip(b" ").partition(b",")[0]
+    return int(digits) if digits.isdigit() and len(digits) < 11 else None
