@@ -6,19 +6,22 @@ PostToolUse hooks that return ``{}``:
 
 * ``none``: no hooks at all;
 * ``command``: ``python3 bench/session_cmd_hook.py`` as a settings.json command hook;
+* ``http-floor``: the same http hooks pointed at a server that answers ``{}`` and
+  does nothing else (:mod:`bench.http_floor`): the least any http hook server adds;
 * ``hookd``: ``bench/session_hooks.py`` served by the hookd daemon, as ``hookd install``
   wrote the settings (http hooks, ``hookd up`` at SessionStart and on the prompt).
 
-Rounds interleave the three (the order rotates each round), so a noisy machine
+Rounds interleave the four (the order rotates each round), so a noisy machine
 hurts them alike. Each session writes the CLI's debug log of its hooks
 (``--debug=hooks --debug-file``: a few lines per hook), and
 the hooks' own time is read from it (:mod:`bench.cli_debug`): beside the
 wall-clock ratio (what hookd adds to a session over what the command hook adds),
 the hook-time ratio (hookd's summed hook time over the command hooks'), per
-round, which the noise between rounds does not reach. Also measured: ``hookd up``
-with the daemon already running, and the ``hookd call`` shim's round trip
-(start-up included). Results go to ``bench/results/cli_session.json``; the table
-to stdout.
+round, which the noise between rounds does not reach. Also measured: the
+installed ``hookd up`` command (run by ``sh -c`` as the CLI runs it) with the
+daemon already running, beside a bare interpreter's start, and the ``hookd call``
+shim's round trip (start-up included). Results go to
+``bench/results/cli_session.json``; the table to stdout.
 
     .venv/bin/python -m bench.cli_session [--rounds 7] [--calls 30] [--no-debug]
 """
@@ -38,13 +41,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.cli_debug import HookTimes, hook_times
+from bench.http_floor import floor_server
 from tests.daemon.support import HOOKD, Box
 from tests.support.claude_cli import MODEL, cli_env, find_claude
 from tests.support.fake_anthropic import FakeAnthropic, n_tool_calls
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
-CONFIGS = ("none", "command", "hookd")
+CONFIGS = ("none", "command", "http-floor", "hookd")
 TARGET_RATIO = 0.2
 PRE_INPUT = {
     "session_id": "bench",
@@ -70,7 +74,7 @@ def command_settings() -> dict[str, Any]:
     return {"hooks": {"PreToolUse": [group], "PostToolUse": [group]}}
 
 
-def prepare(root: Path) -> dict[str, Box]:
+def prepare(root: Path, floor_port: int) -> dict[str, Box]:
     """One private project per configuration; the hookd one installed and its daemon up."""
     boxes = {name: Box(root / name) for name in CONFIGS}
     for box in boxes.values():
@@ -84,7 +88,24 @@ def prepare(root: Path) -> dict[str, Box]:
     done = hookd(hookd_box, "install", ".claude/hooks.py")
     if done.returncode != 0:
         raise SystemExit(f"hookd install failed: {done.stderr}")
+    floor_dir = boxes["http-floor"].project / ".claude"
+    floor_dir.mkdir()
+    installed = json.loads((hookd_box.project / ".claude" / "settings.local.json").read_text())
+    floor = floor_settings(installed, floor_port)
+    (floor_dir / "settings.local.json").write_text(json.dumps(floor))
     return boxes
+
+
+def floor_settings(installed: dict[str, Any], port: int) -> dict[str, Any]:
+    """hookd's http entries (matcher, timeout, headers, onFailure) aimed at the floor server."""
+    hooks = {}
+    for event in ("PreToolUse", "PostToolUse"):
+        groups = json.loads(json.dumps(installed["hooks"][event]))
+        for group in groups:
+            for handler in group["hooks"]:
+                handler["url"] = f"http://127.0.0.1:{port}/{event}"
+        hooks[event] = groups
+    return {"hooks": hooks}
 
 
 def hookd(box: Box, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
@@ -131,15 +152,31 @@ def _json(line: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def timed(box: Box, args: Sequence[str], n: int, stdin: bytes = b"") -> list[float]:
-    """Wall milliseconds of ``hookd ARGS``, ``n`` times (each must exit 0)."""
+def installed_up_command(box: Box) -> str:
+    """The SessionStart command ``hookd install`` wrote (``hookd up --quiet HOOKS --port N``)."""
+    settings = json.loads((box.project / ".claude" / "settings.local.json").read_text())
+    for group in settings["hooks"]["SessionStart"]:
+        for handler in group["hooks"]:
+            if " up " in handler.get("command", ""):
+                return str(handler["command"])
+    raise SystemExit("hookd install wrote no SessionStart `hookd up` command")
+
+
+def up_port(command: str) -> str:
+    words = command.split()
+    return words[words.index("--port") + 1]
+
+
+def timed(box: Box, argv: Sequence[str], n: int, stdin: bytes = b"") -> list[float]:
+    """Wall milliseconds of running ``argv`` in the project, ``n`` times (each must exit 0)."""
     out = []
     for _ in range(n):
         started = time.perf_counter()
-        done = hookd(box, *args, stdin=stdin)
+        done = subprocess.run(argv, input=stdin, capture_output=True, cwd=box.project,
+                              env=box.env(), timeout=120, check=False)  # fmt: skip
         out.append((time.perf_counter() - started) * 1000)
         if done.returncode != 0:
-            raise SystemExit(f"hookd {' '.join(args)} failed: {done.stderr}")
+            raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.decode(errors='replace')}")
     return out
 
 
@@ -160,17 +197,19 @@ def measure(
     hooks: dict[str, list[HookTimes]] = {name: [] for name in CONFIGS}
     session(claude, boxes["hookd"], 2, None)  # warm-up: page cache, the daemon's first requests
     for r in range(rounds):
-        order = CONFIGS[r % 3 :] + CONFIGS[: r % 3]
+        order = CONFIGS[r % len(CONFIGS) :] + CONFIGS[: r % len(CONFIGS)]
         for name in order:
             log_file = boxes[name].root / "debug.txt" if debug else None
             wall, times = session(claude, boxes[name], calls, log_file)
             walls[name].append(wall)
             hooks[name].append(times)
         log(f"round {r + 1}/{rounds}: " + ", ".join(f"{n} {walls[n][-1]:.2f}s" for n in CONFIGS))
-    module = str(boxes["hookd"].project / ".claude" / "hooks.py")
-    up = timed(boxes["hookd"], ["up", "--quiet", module], 20)
-    pre = json.dumps(PRE_INPUT).encode()
-    call = timed(boxes["hookd"], ["call", "PreToolUse", "--hooks", module], 20, pre)
+    up_command = installed_up_command(boxes["hookd"])
+    up = timed(boxes["hookd"], ["/bin/sh", "-c", up_command], 20)
+    bare = timed(boxes["hookd"], ["/bin/sh", "-c", f"{sys.executable} -c pass"], 20)
+    module, port = str(boxes["hookd"].project / ".claude" / "hooks.py"), up_port(up_command)
+    shim = [HOOKD, "call", "PreToolUse", "--hooks", module, "--port", port]
+    call = timed(boxes["hookd"], shim, 20, json.dumps(PRE_INPUT).encode())
     return {
         "rounds": rounds,
         "calls_per_session": calls,
@@ -178,7 +217,9 @@ def measure(
         **wall_figures(walls),
         **(hook_figures(hooks) if debug else {}),
         "target_ratio": TARGET_RATIO,
+        "up_command": up_command,
         "up_already_running_ms": {**summary(up), "runs_ms": up},
+        "bare_interpreter_ms": {**summary(bare), "runs_ms": bare},
         "call_round_trip_ms": {**summary(call), "runs_ms": call},
     }
 
@@ -186,34 +227,46 @@ def measure(
 def wall_figures(walls: dict[str, list[float]]) -> dict[str, Any]:
     """Sessions' wall times; what each config adds to ``none``, by medians and per round."""
     medians = {name: statistics.median(v) for name, v in walls.items()}
-    added = {name: medians[name] - medians["none"] for name in ("command", "hookd")}
-    per_round = [
-        (h - n) / (c - n) if c > n else float("nan")
-        for n, c, h in zip(walls["none"], walls["command"], walls["hookd"], strict=True)
-    ]
+    added = {name: medians[name] - medians["none"] for name in CONFIGS[1:]}
+    per_round = {
+        name: [
+            (h - n) / (c - n) if c > n else float("nan")
+            for n, c, h in zip(walls["none"], walls["command"], walls[name], strict=True)
+        ]
+        for name in ("http-floor", "hookd")
+    }
     return {
         "sessions_s": {name: {**summary(v), "runs_s": v} for name, v in walls.items()},
         "added_s": added,
-        "ratio_hookd_to_command": added["hookd"] / added["command"]
-        if added["command"] > 0
-        else float("nan"),
+        "ratio_to_command": {
+            name: added[name] / added["command"] if added["command"] > 0 else float("nan")
+            for name in per_round
+        },
         "wall_ratio_per_round": per_round,
     }
 
 
 def hook_figures(hooks: dict[str, list[HookTimes]]) -> dict[str, Any]:
     """The hooks' own time per session, from the CLI's debug log, and its ratio per round."""
-    hookd, command = hooks["hookd"], hooks["command"]
-    ratios = [h.total_ms / c.total_ms for h, c in zip(hookd, command, strict=True)]
-    http = [ms for times in hookd for ms in times.http_ms]
+    command = hooks["command"]
+    ratios = {
+        name: [h.total_ms / c.total_ms for h, c in zip(hooks[name], command, strict=True)]
+        for name in ("http-floor", "hookd")
+    }
+    http = {name: [ms for t in hooks[name] for ms in t.http_ms] for name in ("http-floor", "hookd")}
     return {
         "hook_ms": {name: summary([t.total_ms for t in hooks[name]]) for name in CONFIGS[1:]},
-        "hookd_http_ms_per_session": summary([sum(t.http_ms) for t in hookd]),
-        "hookd_http_hook_ms": summary(http) | {"count_per_session": len(http) / len(hookd)},
-        "hookd_up_ms": summary([ms for t in hookd for ms in t.command_ms]),
+        "http_ms_per_session": {
+            name: summary([sum(t.http_ms) for t in hooks[name]]) for name in http
+        },
+        "http_hook_ms": {
+            name: summary(v) | {"count_per_session": len(v) / len(hooks[name])}
+            for name, v in http.items()
+        },
+        "hookd_up_ms": summary([ms for t in hooks["hookd"] for ms in t.command_ms]),
         "command_hook_ms": summary([ms for t in command for ms in t.command_ms]),
         "hook_ratio_per_round": ratios,
-        "hook_ratio": summary(ratios),
+        "hook_ratio": {name: summary(v) for name, v in ratios.items()},
     }
 
 
@@ -224,14 +277,19 @@ def render(res: dict[str, Any]) -> str:
     for name in CONFIGS:
         added = f"  adds {res['added_s'][name]:+.2f}s" if name in res["added_s"] else ""
         one = s[name]
-        lines.append(f"  {name:8} {one['median']:6.2f}  ({one['min']:.2f}-{one['max']:.2f}){added}")
-    ratio = res["ratio_hookd_to_command"]
-    verdict = "met" if ratio <= res["target_ratio"] else "NOT met"
-    lines.append(f"  hookd adds {ratio:.2f}x what the command hook adds (target <= 0.2: {verdict})")
-    lines.append(f"  wall ratio per round: {_ratios(res['wall_ratio_per_round'])}")
+        lines.append(
+            f"  {name:10} {one['median']:6.2f}  ({one['min']:.2f}-{one['max']:.2f}){added}"
+        )
+    for name in ("http-floor", "hookd"):
+        ratio = res["ratio_to_command"][name]
+        lines.append(f"  {name} adds {ratio:.2f}x what the command hook adds (by the medians); "
+                     f"per round: {_ratios(res['wall_ratio_per_round'][name])}")  # fmt: skip
+    verdict = "met" if res["ratio_to_command"]["hookd"] <= res["target_ratio"] else "NOT met"
+    lines.append(f"  wall-clock target for hookd, <= {res['target_ratio']}x: {verdict}")
     if res.get("hook_ratio"):
         lines += _render_hooks(res)
-    for key, label in (("up_already_running_ms", "hookd up, daemon running"),
+    for key, label in (("up_already_running_ms", "hookd up as installed, daemon running"),
+                       ("bare_interpreter_ms", "for comparison, sh -c 'python -c pass'"),
                        ("call_round_trip_ms", "hookd call round trip")):  # fmt: skip
         v = res[key]
         lines.append(
@@ -249,21 +307,31 @@ def _ratios(values: Sequence[float]) -> str:
 
 def _render_hooks(res: dict[str, Any]) -> list[str]:
     """The hooks' own time, as the CLI's debug log gives it."""
-    ms, http, up, cmd = (res[k] for k in ("hook_ms", "hookd_http_hook_ms", "hookd_up_ms",
+    ms, http, up, cmd = (res[k] for k in ("hook_ms", "http_hook_ms", "hookd_up_ms",
                                           "command_hook_ms"))  # fmt: skip
-    verdict = "met" if res["hook_ratio"]["median"] <= res["target_ratio"] else "NOT met"
+    per_session = res["http_ms_per_session"]
+
+    def row(name: str) -> str:
+        one = ms[name]
+        return f"    {name:10} {one['median']:6.0f}  ({one['min']:.0f}-{one['max']:.0f})"
+
+    def http_part(name: str) -> str:
+        h = http[name]
+        session_ms = per_session[name]["median"]
+        return (f"{h['count_per_session']:.0f} http hooks (median {h['median']:.0f} ms, "
+                f"{h['min']:.0f}-{h['max']:.0f}; {session_ms:.0f} ms per session)")  # fmt: skip
+
+    verdict = "met" if res["hook_ratio"]["hookd"]["median"] <= res["target_ratio"] else "NOT met"
     return [
         "  hook time per session, from the CLI's debug log (ms: median, min-max):",
-        f"    command  {ms['command']['median']:6.0f}  ({ms['command']['min']:.0f}-"
-        f"{ms['command']['max']:.0f})  each run median {cmd['median']:.0f} ms "
-        f"(p90 {cmd['p90']:.0f})",
-        f"    hookd    {ms['hookd']['median']:6.0f}  ({ms['hookd']['min']:.0f}-"
-        f"{ms['hookd']['max']:.0f})  = hookd up (median {up['median']:.0f} ms, at SessionStart "
-        f"and the prompt) + {http['count_per_session']:.0f} http hooks "
-        f"(median {http['median']:.0f} ms, {http['min']:.0f}-{http['max']:.0f}; "
-        f"{res['hookd_http_ms_per_session']['median']:.0f} ms per session)",
-        f"  hook-time ratio per round: {_ratios(res['hook_ratio_per_round'])} "
-        f"(target <= 0.2: {verdict})",
+        f"{row('command')}  each run median {cmd['median']:.0f} ms (p90 {cmd['p90']:.0f})",
+        f"{row('http-floor')}  = {http_part('http-floor')}",
+        f"{row('hookd')}  = hookd up (median {up['median']:.0f} ms, at SessionStart and the "
+        f"prompt) + {http_part('hookd')}",
+        f"  hook-time ratio to the command hook, per round: http-floor "
+        f"{_ratios(res['hook_ratio_per_round']['http-floor'])}",
+        f"    hookd {_ratios(res['hook_ratio_per_round']['hookd'])} (target <= "
+        f"{res['target_ratio']}: {verdict})",
     ]
 
 
@@ -280,8 +348,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if claude is None:
         log("the Claude Code CLI bundled with claude-agent-sdk is not installed")
         return 1
-    with tempfile.TemporaryDirectory(prefix="hookd-bench-") as tmp:
-        boxes = prepare(Path(tmp))
+    with tempfile.TemporaryDirectory(prefix="hookd-bench-") as tmp, floor_server() as port:
+        boxes = prepare(Path(tmp), port)
         try:
             res = measure(claude, boxes, args.rounds, args.calls, args.debug)
         finally:
