@@ -50,7 +50,7 @@ class Counts:
     plot_n: int = 10_000  # at 4 and 16 in flight, once: points of the plot only
     windows: tuple[int, ...] = (1, 4, 16, 64)
     warmup: int = 2_000
-    spawns: int = 3
+    spawns: int = 9
     rss_first: int = 10_000
     rss_total: int = 1_000_000
     per_call_n: int = 300

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from hookd.errors import HookdError
+from hookd.events.table import MATCHER_FIELD
 
 __all__ = [
     "Matcher",
@@ -94,10 +95,7 @@ def compile_matcher(pattern: str | None) -> Matcher:
 
 def matcher_field(event: str) -> str | None:
     """The input field ``event``'s matcher is compared with; None if it has none."""
-    from hookd.events import EVENTS
-
-    spec = EVENTS.get(event)
-    return spec.matcher_field if spec is not None else None
+    return MATCHER_FIELD.get(event)
 
 
 def matcher_subject(event: str, input_data: Mapping[str, Any]) -> str | None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from hookd.core.registry import Registration
+from hookd.events.table import BLOCK_STYLE
 from hookd.wire.errors import ErrorKind
 
 __all__ = [
@@ -102,10 +103,7 @@ def _describe(outcome: Outcome) -> str:
 
 def block_style(event: str) -> str:
     """How ``event`` is blocked (see :mod:`hookd.events`); ``none`` if it cannot be."""
-    from hookd.events import EVENTS
-
-    spec = EVENTS.get(event)
-    return spec.block_style if spec is not None else "none"
+    return BLOCK_STYLE.get(event, "none")
 
 
 def deny_output(event: str, reason: str) -> dict[str, Any]:

@@ -10,8 +10,8 @@ from typing import Any, Literal
 
 from hookd.core.matcher import MatcherError, compile_matcher
 from hookd.errors import HookdError
-from hookd.events.catalogue import EVENTS
 from hookd.events.names import unknown_event
+from hookd.events.table import EVENT_NAMES
 
 __all__ = [
     "BLOCKING_BY_DEFAULT",
@@ -59,7 +59,7 @@ def check_event(event: object, where: str) -> None:
     """Refuse an event name that is not in the catalogue unless it is a :class:`CustomEvent`."""
     if not isinstance(event, str) or not event:
         raise RegistrationError(f"{where}: event name must be a non-empty string")
-    if event in EVENTS or isinstance(event, CustomEvent):
+    if event in EVENT_NAMES or isinstance(event, CustomEvent):
         return
     raise RegistrationError(
         f"{where}: {unknown_event(event)}; for an event hookd does not list, "

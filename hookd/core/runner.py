@@ -10,7 +10,6 @@ from typing import Any, get_type_hints
 import msgspec
 
 from hookd.core.registration import Runner
-from hookd.events import catalogue
 
 __all__ = ["RunnerChoice", "choose_runner", "detect_runner", "wanted_input_type"]
 
@@ -160,5 +159,7 @@ def wanted_input_type(callback: Any) -> type[Any] | None:
 def _event_type_named(annotation: object) -> type[Any] | None:
     if not isinstance(annotation, str):
         return None
+    from hookd.events import catalogue  # only for a string annotation that did not resolve
+
     found = getattr(catalogue, annotation.rsplit(".", 1)[-1], None)
     return found if isinstance(found, type) else None

@@ -28,6 +28,8 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from hookd.events.table import TABLE, BlockStyle
+
 __all__ = [
     "EVENTS",
     "AddDirectories",
@@ -89,7 +91,6 @@ __all__ = [
 
 Number: TypeAlias = int | float
 JsonObject: TypeAlias = dict[str, Any]
-BlockStyle: TypeAlias = Literal["permission_decision", "permission_request", "decision", "none"]
 
 
 def _known(*values: str) -> Meta:
@@ -726,54 +727,50 @@ class EventSpec:
     output_type: type[msgspec.Struct]
 
 
-_PD: Final = "permission_decision"
-_PR: Final = "permission_request"
-_D: Final = "decision"
-_N: Final = "none"
-
-#: (event, matcher field, block style, input type), in the CLI's order.
-_CATALOGUE: Final[tuple[tuple[str, str | None, BlockStyle, type[HookInput]], ...]] = (
-    ("PreToolUse", "tool_name", _PD, PreToolUseInput),
-    ("PostToolUse", "tool_name", _D, PostToolUseInput),
-    ("PostToolUseFailure", "tool_name", _D, PostToolUseFailureInput),
-    ("PostToolBatch", None, _D, PostToolBatchInput),
-    ("Notification", "notification_type", _N, NotificationInput),
-    ("UserPromptSubmit", None, _D, UserPromptSubmitInput),
-    ("UserPromptExpansion", "command_name", _D, UserPromptExpansionInput),
-    ("SessionStart", "source", _N, SessionStartInput),
-    ("SessionEnd", "reason", _N, SessionEndInput),
-    ("Stop", None, _D, StopInput),
-    ("StopFailure", "error", _N, StopFailureInput),
-    ("SubagentStart", "agent_type", _N, SubagentStartInput),
-    ("SubagentStop", "agent_type", _D, SubagentStopInput),
-    ("PreCompact", "trigger", _D, PreCompactInput),
-    ("PostCompact", "trigger", _N, PostCompactInput),
-    ("PreModelSwitch", "to_model", _PD, PreModelSwitchInput),
-    ("PostModelSwitch", "to_model", _N, PostModelSwitchInput),
-    ("PermissionRequest", "tool_name", _PR, PermissionRequestInput),
-    ("PermissionDenied", "tool_name", _N, PermissionDeniedInput),
-    ("Setup", "trigger", _N, SetupInput),
-    ("TeammateIdle", None, _D, TeammateIdleInput),
-    ("TaskCreated", None, _D, TaskCreatedInput),
-    ("TaskCompleted", None, _D, TaskCompletedInput),
-    ("Elicitation", "mcp_server_name", _D, ElicitationInput),
-    ("ElicitationResult", "mcp_server_name", _D, ElicitationResultInput),
-    ("ConfigChange", "source", _D, ConfigChangeInput),
-    ("WorktreeCreate", None, _N, WorktreeCreateInput),
-    ("WorktreeRemove", None, _N, WorktreeRemoveInput),
-    ("InstructionsLoaded", "load_reason", _N, InstructionsLoadedInput),
-    ("CwdChanged", None, _N, CwdChangedInput),
-    ("FileChanged", "file_path", _N, FileChangedInput),
-    ("DirectoryAdded", "source", _N, DirectoryAddedInput),
-    ("MessageDisplay", None, _N, MessageDisplayInput),
-)
+#: Each event's input Struct; the rows of :data:`hookd.events.table.TABLE` give the rest.
+_INPUT_TYPES: Final[Mapping[str, type[HookInput]]] = {
+    "PreToolUse": PreToolUseInput,
+    "PostToolUse": PostToolUseInput,
+    "PostToolUseFailure": PostToolUseFailureInput,
+    "PostToolBatch": PostToolBatchInput,
+    "Notification": NotificationInput,
+    "UserPromptSubmit": UserPromptSubmitInput,
+    "UserPromptExpansion": UserPromptExpansionInput,
+    "SessionStart": SessionStartInput,
+    "SessionEnd": SessionEndInput,
+    "Stop": StopInput,
+    "StopFailure": StopFailureInput,
+    "SubagentStart": SubagentStartInput,
+    "SubagentStop": SubagentStopInput,
+    "PreCompact": PreCompactInput,
+    "PostCompact": PostCompactInput,
+    "PreModelSwitch": PreModelSwitchInput,
+    "PostModelSwitch": PostModelSwitchInput,
+    "PermissionRequest": PermissionRequestInput,
+    "PermissionDenied": PermissionDeniedInput,
+    "Setup": SetupInput,
+    "TeammateIdle": TeammateIdleInput,
+    "TaskCreated": TaskCreatedInput,
+    "TaskCompleted": TaskCompletedInput,
+    "Elicitation": ElicitationInput,
+    "ElicitationResult": ElicitationResultInput,
+    "ConfigChange": ConfigChangeInput,
+    "WorktreeCreate": WorktreeCreateInput,
+    "WorktreeRemove": WorktreeRemoveInput,
+    "InstructionsLoaded": InstructionsLoadedInput,
+    "CwdChanged": CwdChangedInput,
+    "FileChanged": FileChangedInput,
+    "DirectoryAdded": DirectoryAddedInput,
+    "MessageDisplay": MessageDisplayInput,
+}
 
 
 def _build() -> dict[str, EventSpec]:
     specs = {}
-    for name, matcher_field, block_style, in_type in _CATALOGUE:
+    for name, matcher_field, block_style in TABLE:
         specific = _specific_type(name)
         out_type = _output_type(name, specific)
+        in_type = _INPUT_TYPES[name]
         specs[name] = EventSpec(name, matcher_field, block_style, in_type, specific, out_type)
     return specs
 
