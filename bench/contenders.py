@@ -68,6 +68,7 @@ class Counts:
 
 CONTENDERS: Final = (
     Spec("floor", (PYTHON, str(BENCH / "floor.py"))),
+    Spec("trio-floor", (PYTHON, "-m", "bench.trio_floor"), long_rss=False),
     Spec("hookd", (HOOKD, "serve", str(BENCH / "hook_allow.py"))),
     Spec(
         "hookd-novalidate",

@@ -13,13 +13,14 @@ WIDTH, HEIGHT = 820, 480
 LEFT, RIGHT, TOP, BOTTOM = 90, 600, 60, 410
 COLORS: Final = {
     "floor": "#444444",
+    "trio-floor": "#444444",
     "hookd": "#1f6fd1",
     "hookd-novalidate": "#1f6fd1",
     "sdk": "#e07b00",
     "command": "#c8102e",
 }
 SPARE_COLORS: Final = ("#2a9d3f", "#8e44ad", "#8c564b")
-DASHED: Final = frozenset({"hookd-novalidate"})
+DASHED: Final = frozenset({"hookd-novalidate", "trio-floor"})
 Series = Mapping[str, Sequence[tuple[int, float]]]
 
 
