@@ -187,8 +187,8 @@ def add_log_options(p: argparse.ArgumentParser, default_level: str = "info") -> 
     )
 
 
-def configure_serve_parser(p: argparse.ArgumentParser) -> None:
-    """The arguments of ``hookd serve``."""
+def add_hooks_arguments(p: argparse.ArgumentParser, settings_help: str) -> None:
+    """HOOKS and ``--settings FILE``: where the hooks come from (serve and check)."""
     p.add_argument(
         "hooks",
         metavar="HOOKS",
@@ -196,12 +196,13 @@ def configure_serve_parser(p: argparse.ArgumentParser) -> None:
         default=None,
         help="hooks file or module (optional when --settings is given)",
     )
-    p.add_argument(
-        "--settings",
-        metavar="FILE",
-        action="append",
-        default=[],
-        help="also serve the command hooks of this Claude Code settings file (repeatable)",
+    p.add_argument("--settings", metavar="FILE", action="append", default=[], help=settings_help)
+
+
+def configure_serve_parser(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``hookd serve``."""
+    add_hooks_arguments(
+        p, "also serve the command hooks of this Claude Code settings file (repeatable)"
     )
     add_can_use_tool_option(p)
     add_serve_options(p)

@@ -67,23 +67,10 @@ def _serve(p: argparse.ArgumentParser) -> None:
 
 
 def _check(p: argparse.ArgumentParser) -> None:
-    from hookd.cli.options import add_can_use_tool_option, positive_seconds
+    from hookd.cli.options import add_can_use_tool_option, add_hooks_arguments, positive_seconds
     from hookd.core.registration import DEFAULT_TIMEOUT_S
 
-    p.add_argument(
-        "hooks",
-        metavar="HOOKS",
-        nargs="?",
-        default=None,
-        help="hooks file or module (optional when --settings is given)",
-    )
-    p.add_argument(
-        "--settings",
-        metavar="FILE",
-        action="append",
-        default=[],
-        help="also load the command hooks of this settings file (repeatable)",
-    )
+    add_hooks_arguments(p, "also load the command hooks of this settings file (repeatable)")
     add_can_use_tool_option(p)
     p.add_argument(
         "--timeout",
