@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 import traceback
-from pathlib import Path
 from types import ModuleType
 
 from hookd.core.api import collecting
@@ -57,9 +57,8 @@ def load_hooks(
 
 
 def _import(spec: str) -> ModuleType:
-    path = Path(spec)
-    if spec.endswith(".py") or path.exists():
-        return _import_file(path)
+    if spec.endswith(".py") or os.path.exists(spec):  # os.path: pathlib costs start-up time
+        return _import_file(spec)
     try:
         return importlib.import_module(spec)
     except ModuleNotFoundError as exc:
@@ -70,18 +69,20 @@ def _import(spec: str) -> ModuleType:
         raise RegistrationError(_failure(spec, exc)) from exc
 
 
-def _import_file(path: Path) -> ModuleType:
-    if path.is_dir():
+def _import_file(path: str) -> ModuleType:
+    if os.path.isdir(path):
         raise RegistrationError(f"{path}: a directory, not a hooks file (give path/to/hooks.py)")
-    if not path.is_file():
+    if not os.path.isfile(path):
         raise RegistrationError(f"{path}: no such file{_bundled_hint(path)}")
-    name = f"hookd_user_{path.stem}_{abs(hash(str(path.resolve()))):x}"
+    real = os.path.realpath(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = f"hookd_user_{stem}_{abs(hash(real)):x}"
     module_spec = importlib.util.spec_from_file_location(name, path)
     if module_spec is None or module_spec.loader is None:
         raise RegistrationError(f"{path}: cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
-    parent = str(path.resolve().parent)
+    parent = os.path.dirname(real)
     added = parent not in sys.path
     if added:
         sys.path.insert(0, parent)  # sibling imports work as with `python file.py`
@@ -95,26 +96,29 @@ def _import_file(path: Path) -> ModuleType:
         raise RegistrationError(f"{_line_of(path, exc)}: {exc}") from None
     except BaseException as exc:
         sys.modules.pop(name, None)
-        raise RegistrationError(_failure(str(path), exc)) from exc
+        raise RegistrationError(_failure(path, exc)) from exc
     return module
 
 
-def _bundled_hint(path: Path) -> str:
+def _bundled_hint(path: str) -> str:
     """Where the example of that name is installed, for ``examples/guard.py`` outside a checkout."""
-    package = Path(__file__).resolve().parents[1]
-    if path.parent.name != "examples":
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    if os.path.basename(os.path.dirname(path)) != "examples":
         return ""
-    for folder in (package / "_examples", package.parent / "examples"):
-        if (folder / path.name).is_file():
-            return f" (the example installed with hookd is {folder / path.name})"
+    name = os.path.basename(path)
+    for folder in (os.path.join(package, "_examples"), os.path.join(package, "..", "examples")):
+        candidate = os.path.normpath(os.path.join(folder, name))
+        if os.path.isfile(candidate):
+            return f" (the example installed with hookd is {candidate})"
     return ""
 
 
-def _line_of(path: Path, exc: BaseException) -> str:
+def _line_of(path: str, exc: BaseException) -> str:
     """``path:line`` of the module's own frame nearest the error, else ``path``."""
-    here = path.resolve()
-    own = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == here]
-    return f"{path}:{own[-1].lineno}" if own else str(path)
+    here = os.path.realpath(path)
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [f for f in frames if os.path.realpath(f.filename) == here]
+    return f"{path}:{own[-1].lineno}" if own else path
 
 
 def _failure(spec: str, exc: BaseException) -> str:

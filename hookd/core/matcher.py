@@ -23,8 +23,9 @@ import functools
 import posixpath
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final
+
+import msgspec
 
 from hookd.errors import HookdError
 from hookd.events.table import MATCHER_FIELD
@@ -51,8 +52,7 @@ class MatcherError(HookdError):
     """A matcher that is neither a name list nor a valid regular expression."""
 
 
-@dataclass(frozen=True, slots=True)
-class Matcher:
+class Matcher(msgspec.Struct, frozen=True):
     """A parsed matcher: match-all, a set of exact names, or a regex."""
 
     pattern: str | None

@@ -14,8 +14,9 @@ invalid_output     error response with the outcome's ``error_code``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final, Literal
+
+import msgspec
 
 from hookd.core.registry import Registration
 from hookd.events.table import BLOCK_STYLE
@@ -44,8 +45,7 @@ _ERROR_KIND: dict[str, ErrorKind] = {
 }
 
 
-@dataclass(slots=True)
-class Outcome:
+class Outcome(msgspec.Struct):
     """How one callback run ended. ``message`` is the error text for failures."""
 
     kind: OutcomeKind
@@ -53,8 +53,7 @@ class Outcome:
     message: str = ""
 
 
-@dataclass(slots=True)
-class Answer:
+class Answer(msgspec.Struct):
     """What to send: a success ``payload`` or an error of ``error_kind``.
 
     ``outcome`` is the log's word for it: ok, aborted, blocked, or the failure.

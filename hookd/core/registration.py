@@ -5,8 +5,9 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+import msgspec
 
 from hookd.core.matcher import MatcherError, compile_matcher
 from hookd.errors import HookdError
@@ -67,8 +68,7 @@ def check_event(event: object, where: str) -> None:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
+class RetryPolicy(msgspec.Struct, frozen=True):
     """Retries for an idempotent hook, always inside the hook's own deadline.
 
     A callback is retried only when it raises :class:`hookd.RetryableHookError`
@@ -88,8 +88,7 @@ class RetryPolicy:
             raise RegistrationError("retry backoff must be >= 0 and multiplier >= 1")
 
 
-@dataclass(slots=True)
-class HookMatcher:
+class HookMatcher(msgspec.Struct):
     """The Claude Agent SDK's matcher shape: which callbacks run for which tools.
 
     ``timeout`` is in seconds. ``on_failure`` picks the failure policy
@@ -98,15 +97,14 @@ class HookMatcher:
     """
 
     matcher: str | None = None
-    hooks: list[HookCallable] = field(default_factory=list)
+    hooks: list[HookCallable] = msgspec.field(default_factory=list)
     timeout: float | None = None
     on_failure: OnFailure | None = None
     sequential: bool = False
     retry: RetryPolicy | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Registration:
+class Registration(msgspec.Struct, frozen=True):
     """One callback under its id, with everything the executor needs."""
 
     callback_id: str

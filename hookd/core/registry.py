@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+import msgspec
 
 from hookd.core.registration import (
     BLOCKING_BY_DEFAULT,
@@ -47,14 +48,13 @@ __all__ = [
 ]
 
 
-@dataclass(slots=True)
-class _Group:
+class _Group(msgspec.Struct):
     event: str
     matcher: str | None
     timeout_s: float | None
     on_failure: OnFailure | None
     sequential: bool
-    ids: list[str] = field(default_factory=list)
+    ids: list[str] = msgspec.field(default_factory=list)
 
 
 class Registry:
@@ -118,7 +118,7 @@ class Registry:
         )
         reg = self.add_matcher(event, m, where=f"@hook({event!r})")[0]
         if runner is not None:
-            reg = replace(
+            reg = msgspec.structs.replace(
                 reg, runner=runner, runner_why=f"runner={runner!r} given", runner_doubt=None
             )
             with self._lock:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, get_type_hints
 
 import msgspec
@@ -14,8 +13,7 @@ from hookd.core.registration import Runner
 __all__ = ["RunnerChoice", "choose_runner", "detect_runner", "wanted_input_type"]
 
 
-@dataclass(frozen=True, slots=True)
-class RunnerChoice:
+class RunnerChoice(msgspec.Struct, frozen=True):
     """Where a callback runs, why (for ``hookd check``), and a doubt worth a warning."""
 
     runner: Runner

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from hookd import wire
 
 __all__ = ["ServeConfig"]
 
 
-@dataclass(frozen=True, slots=True)
-class ServeConfig:
+class ServeConfig(msgspec.Struct, frozen=True):
     """Server limits and switches (sizes in bytes, times in seconds)."""
 
     max_line_bytes: int = wire.DEFAULT_MAX_LINE_BYTES

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 __all__ = ["HttpConfig"]
 
 
-@dataclass(frozen=True, slots=True)
-class HttpConfig:
+class HttpConfig(msgspec.Struct, frozen=True):
     """Listener address, limits and timeouts (sizes in bytes, times in seconds)."""
 
     host: str = "127.0.0.1"
