@@ -49,6 +49,8 @@ from tests.support.fake_anthropic import FakeAnthropic, n_tool_calls
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
 CONFIGS = ("none", "command", "http-floor", "hookd")
+#: The http configurations, each compared with the command hook.
+SERVED = ("http-floor", "hookd")
 TARGET_RATIO = 0.2
 PRE_INPUT = {
     "session_id": "bench",
@@ -233,7 +235,7 @@ def wall_figures(walls: dict[str, list[float]]) -> dict[str, Any]:
             (h - n) / (c - n) if c > n else float("nan")
             for n, c, h in zip(walls["none"], walls["command"], walls[name], strict=True)
         ]
-        for name in ("http-floor", "hookd")
+        for name in SERVED
     }
     return {
         "sessions_s": {name: {**summary(v), "runs_s": v} for name, v in walls.items()},
@@ -251,9 +253,9 @@ def hook_figures(hooks: dict[str, list[HookTimes]]) -> dict[str, Any]:
     command = hooks["command"]
     ratios = {
         name: [h.total_ms / c.total_ms for h, c in zip(hooks[name], command, strict=True)]
-        for name in ("http-floor", "hookd")
+        for name in SERVED
     }
-    http = {name: [ms for t in hooks[name] for ms in t.http_ms] for name in ("http-floor", "hookd")}
+    http = {name: [ms for t in hooks[name] for ms in t.http_ms] for name in SERVED}
     return {
         "hook_ms": {name: summary([t.total_ms for t in hooks[name]]) for name in CONFIGS[1:]},
         "http_ms_per_session": {
@@ -280,7 +282,7 @@ def render(res: dict[str, Any]) -> str:
         lines.append(
             f"  {name:10} {one['median']:6.2f}  ({one['min']:.2f}-{one['max']:.2f}){added}"
         )
-    for name in ("http-floor", "hookd"):
+    for name in SERVED:
         ratio = res["ratio_to_command"][name]
         lines.append(f"  {name} adds {ratio:.2f}x what the command hook adds (by the medians); "
                      f"per round: {_ratios(res['wall_ratio_per_round'][name])}")  # fmt: skip
