@@ -8,7 +8,7 @@ TYPE_CHECKING = False  # without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["DAEMON_COMMANDS", "DAEMON_PARSERS", "LIGHT_COMMANDS"]
+__all__ = ["DAEMON_COMMANDS", "DAEMON_PARSERS", "LIGHT_COMMANDS", "port_number"]
 
 #: Seconds without a request before the daemon exits; the next prompt starts it again.
 DEFAULT_IDLE_EXIT_S = 8 * 3600.0
@@ -25,8 +25,21 @@ def _hooks(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
         p.add_argument("hooks", metavar="HOOKS", help="hooks file (path/to/hooks.py)")
 
 
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port a daemon can listen on."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1-65535, not {value}")
+    return value
+
+
 def _start_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--port", type=int, metavar="N", help="port on 127.0.0.1 (default: installed)")
+    p.add_argument(
+        "--port", type=port_number, metavar="N", help="port on 127.0.0.1 (default: installed)"
+    )
     p.add_argument(
         "--token-env",
         action="store_true",
@@ -61,7 +74,9 @@ def _scope(p: argparse.ArgumentParser) -> None:
 def _install(p: argparse.ArgumentParser) -> None:
     _hooks(p)
     _scope(p)
-    p.add_argument("--port", type=int, metavar="N", help="daemon port (default: from the module)")
+    p.add_argument(
+        "--port", type=port_number, metavar="N", help="daemon port (default: from the module)"
+    )
     p.add_argument(
         "--fail-open",
         action="store_true",
@@ -95,6 +110,11 @@ def _call(p: argparse.ArgumentParser) -> None:
     p.add_argument("event", metavar="EVENT", help="hook event name (SessionStart, Setup, ...)")
     p.add_argument("--hooks", required=True, metavar="HOOKS", help="hooks file")
     _start_options(p)
+    p.add_argument(
+        "--fail-open",
+        action="store_true",
+        help="when the daemon cannot answer, exit 1 (a non-blocking error) on every event",
+    )
 
 
 #: name -> (summary, description, builder), in the order ``hookd --help`` lists them.

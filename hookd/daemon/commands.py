@@ -26,9 +26,9 @@ from hookd.daemon.paths import (
     DaemonPaths,
     PathError,
     daemon_paths,
-    int_field,
     known_daemons,
     module_path,
+    port_field,
     read_json,
     read_token,
 )
@@ -64,7 +64,7 @@ def _port(paths: DaemonPaths, given: int | None) -> int:
     if given is not None:
         return given
     for source in (read_json(paths.record), read_json(paths.ready)):
-        port = int_field(source, "port")
+        port = port_field(source)
         if port is not None:
             return port
     return default_port(paths)
@@ -104,12 +104,12 @@ def call_main(args: argparse.Namespace) -> int:
             ensure_up(paths, options)
             reply = _post(options, args.event, body)
     except (PathError, DaemonError, CommandError) as exc:
-        return _shim_failure(args.event, str(exc))
+        return _shim_failure(args, str(exc))
     if reply is None:
-        return _shim_failure(args.event, f"no daemon answers on {HOST}:{options.port}")
+        return _shim_failure(args, f"no daemon answers on {HOST}:{options.port}")
     if reply.status != 200:
         detail = reply.body.decode(errors="replace").strip()[:500]
-        return _shim_failure(args.event, f"the daemon answered HTTP {reply.status}: {detail}")
+        return _shim_failure(args, f"the daemon answered HTTP {reply.status}: {detail}")
     sys.stdout.buffer.write(reply.body or b"{}")
     sys.stdout.flush()
     return 0
@@ -122,18 +122,18 @@ def _post(options: StartOptions, event: str, body: bytes) -> Reply | None:
         return None
 
 
-def _shim_failure(event: str, message: str) -> int:
-    if event in _BLOCKING:
-        print(f"hookd call {event}: blocked: {message}", file=sys.stderr)
+def _shim_failure(args: argparse.Namespace, message: str) -> int:
+    if args.event in _BLOCKING and not args.fail_open:
+        print(f"hookd call {args.event}: blocked: {message}", file=sys.stderr)
         return 2
     return _fail("call", message)
 
 
 def _targets(hooks: str | None) -> list[DaemonPaths]:
     if hooks is not None:
-        return [daemon_paths(module_path(hooks))]
+        return [daemon_paths(module_path(hooks), create=False)]
     modules = [(read_json(ready) or {}).get("module") for ready in known_daemons()]
-    return [daemon_paths(Path(m)) for m in modules if isinstance(m, str)]
+    return [daemon_paths(Path(m), create=False) for m in modules if isinstance(m, str)]
 
 
 def down_main(args: argparse.Namespace) -> int:

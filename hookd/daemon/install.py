@@ -1,16 +1,19 @@
 """``hookd install`` and ``hookd uninstall``: the module's entries in a Claude Code settings file.
 
 The file is read, its hookd entries for the module replaced, and written back
-atomically, the previous version kept beside it (``NAME.hookd.bak``).
-``install.json`` in the module's state directory remembers, per settings file,
-whether hookd created the file and its ``hooks`` object, so ``uninstall``
-takes back exactly what was added.
+atomically. The version from before hookd's first entry is kept beside it
+(``NAME.hookd.bak``, never overwritten, so it never holds a token) until the
+last hookd entry goes. ``install.json`` in the module's state directory
+remembers, per settings file, whether hookd created the file and its ``hooks``
+object and the file's mode, so ``uninstall`` takes back exactly what was added.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import shlex
 import shutil
 import sys
 from dataclasses import dataclass
@@ -19,11 +22,19 @@ from typing import Any
 
 from hookd.daemon import settings as entries_mod
 from hookd.daemon.lifecycle import default_port, probe
-from hookd.daemon.paths import DaemonPaths, int_field, read_json, read_token, write_private
+from hookd.daemon.paths import DaemonPaths, port_field, read_json, read_token, write_private
 from hookd.daemon.settings import EventHooks, Target
-from hookd.daemon.where import HOST
+from hookd.daemon.where import HOST, module_key
 
-__all__ = ["InstallError", "Scope", "hookd_command", "install", "settings_file", "uninstall"]
+__all__ = [
+    "InstallError",
+    "Scope",
+    "backup_of",
+    "hookd_command",
+    "install",
+    "settings_file",
+    "uninstall",
+]
 
 SCOPES = ("local", "project", "user")
 Scope = str
@@ -39,6 +50,37 @@ class Installed:
     path: Path
     events: list[str]
     port: int
+    secret: bool  # the file holds the daemon's token
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Which settings file, for which project, in which scope."""
+
+    scope: Scope
+    root: Path  # the project's directory
+
+    @property
+    def path(self) -> Path:
+        return settings_file(self.scope, self.root)
+
+    @property
+    def shared(self) -> bool:
+        """Shared through git: nothing in it may depend on one user or one checkout."""
+        return self.scope == "project"
+
+    def key(self, paths: DaemonPaths) -> str:
+        """The mark of the module's entries: in a shared file, the same in every checkout."""
+        return module_key(self.relative(paths)) if self.shared else paths.key
+
+    def relative(self, paths: DaemonPaths) -> str:
+        try:
+            return paths.module.relative_to(self.root).as_posix()
+        except ValueError:
+            raise InstallError(
+                f"{paths.module}: project scope serves a hooks file inside the project "
+                f"({self.root})"
+            ) from None
 
 
 def settings_file(scope: Scope, project: Path) -> Path:
@@ -89,11 +131,15 @@ def event_hooks(module: Path) -> list[EventHooks]:
     ]
 
 
+def backup_of(path: Path) -> Path:
+    return path.with_name(path.name + ".hookd.bak")
+
+
 def pick_port(paths: DaemonPaths, wanted: int | None) -> int:
     """``wanted``, the port of an earlier install, or the first free one from the default."""
     if wanted is not None:
         return wanted
-    recorded = int_field(read_json(paths.record), "port")
+    recorded = port_field(read_json(paths.record))
     if recorded is not None:
         return recorded
     token = read_token(paths) or ""
@@ -132,64 +178,102 @@ def read_settings(path: Path) -> dict[str, Any] | None:
     return value
 
 
-def write_settings(path: Path, value: dict[str, Any], *, secret: bool) -> None:
-    """Write atomically, after copying the current file to ``NAME.hookd.bak``."""
+def write_settings(path: Path, value: dict[str, Any], *, mode: int) -> None:
+    """Write atomically; the first time hookd writes its entries, keep the file as it was.
+
+    The backup is made only from a file without hookd entries (so it holds no token),
+    and never replaced: it is the user's own version.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = 0o600 if secret else 0o644
-    if path.exists():
-        mode = path.stat().st_mode & 0o777 & (0o600 if secret else 0o777)
-        shutil.copy2(path, path.with_name(path.name + ".hookd.bak"))
+    backup = backup_of(path)
+    if path.exists() and not backup.exists() and not _has_entries(read_settings(path)):
+        shutil.copy2(path, backup)
     write_private(path, (json.dumps(value, indent=2) + "\n").encode(), mode)
 
 
-def install(
-    paths: DaemonPaths, path: Path, *, port: int | None, fail_open: bool, token_env: bool
-) -> Installed:
-    """Write the module's entries into the settings file at ``path``."""
+def _has_entries(value: dict[str, Any] | None) -> bool:
+    return value is not None and entries_mod.strip(copy.deepcopy(value), None) > 0
+
+
+def _target(paths: DaemonPaths, where: Where, port: int, fail_open: bool) -> Target:
+    if where.shared:
+        module = f'"$CLAUDE_PROJECT_DIR"/{shlex.quote(where.relative(paths))}'
+        return Target(where.key(paths), None, ["hookd"], module, None, fail_open)
+    token = read_token(paths, create=True)
+    module = shlex.quote(str(paths.module))
+    return Target(paths.key, port, hookd_command(), module, token, fail_open)
+
+
+def install(paths: DaemonPaths, where: Where, *, port: int | None, fail_open: bool) -> Installed:
+    """Write the module's entries into ``where``'s settings file."""
+    path = where.path
     events = event_hooks(paths.module)
-    token = None if token_env else read_token(paths, create=True)
     chosen = pick_port(paths, port)
-    target = Target(paths.key, chosen, hookd_command(), str(paths.module), token, fail_open)
+    target = _target(paths, where, chosen, fail_open)
     current = read_settings(path)
     value = current if current is not None else {}
+    mode = _mode(path, secret=target.token is not None)
     _remember(paths, path, chosen, created=current is None, had_hooks="hooks" in value)
     try:
-        entries_mod.merge(value, paths.key, entries_mod.entries(target, events))
+        entries_mod.strip(value, paths.key)  # entries of an earlier install in another shape
+        entries_mod.merge(value, target.key, entries_mod.entries(target, events))
     except ValueError as exc:
         raise InstallError(f"{path}: {exc}") from None
-    write_settings(path, value, secret=token is not None)
-    return Installed(path, [e.event for e in events], chosen)
+    write_settings(path, value, mode=mode)
+    return Installed(path, [e.event for e in events], chosen, target.token is not None)
+
+
+def _mode(path: Path, *, secret: bool) -> int:
+    """The file's mode, narrowed to 0600 when it will hold the token."""
+    try:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644
+    return mode & 0o600 if secret else mode
 
 
 def _remember(paths: DaemonPaths, path: Path, port: int, *, created: bool, had_hooks: bool) -> None:
     record = read_json(paths.record) or {}
     files = record.get("settings")
     files = dict(files) if isinstance(files, dict) else {}
-    files.setdefault(str(path), {"created_file": created, "had_hooks": had_hooks})
+    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    files.setdefault(str(path), {"created_file": created, "had_hooks": had_hooks, "mode": mode})
     record = {"module": str(paths.module), "port": port, "settings": files}
     write_private(paths.record, json.dumps(record, indent=2).encode())
 
 
-def uninstall(paths: DaemonPaths, path: Path) -> int:
-    """Remove the module's entries from ``path``; how many handlers went."""
-    value = read_settings(path)
-    if value is None:
-        return 0
-    removed = entries_mod.strip(value, paths.key)
+def uninstall(paths: DaemonPaths, where: Where) -> tuple[int, list[str]]:
+    """Remove the module's entries from ``where``'s file: how many handlers went, and the
+    other settings files the module is still installed in."""
+    path = where.path
     record = read_json(paths.record) or {}
     files = record.get("settings") if isinstance(record.get("settings"), dict) else {}
     assert isinstance(files, dict)
     mine = files.pop(str(path), None)
+    value = read_settings(path)
+    keys = (where.key(paths), paths.key)
+    removed = 0 if value is None else _take_back(path, value, keys, mine)
+    if files:
+        write_private(paths.record, json.dumps({**record, "settings": files}, indent=2).encode())
+    return removed, sorted(files)
+
+
+def _take_back(path: Path, value: dict[str, Any], keys: tuple[str, ...], mine: object) -> int:
+    """Strip the entries marked with ``keys``; restore what install changed around them."""
+    removed = sum(entries_mod.strip(value, key) for key in dict.fromkeys(keys))
     created = isinstance(mine, dict) and mine.get("created_file") is True
     had_hooks = not isinstance(mine, dict) or mine.get("had_hooks") is True
     if value.get("hooks") == {} and not had_hooks:
         del value["hooks"]
-    if removed:
-        if value == {} and created:
-            shutil.copy2(path, path.with_name(path.name + ".hookd.bak"))
-            os.unlink(path)
-        else:
-            write_settings(path, value, secret=False)
-    if record:
-        write_private(paths.record, json.dumps({**record, "settings": files}, indent=2).encode())
+    if not removed:
+        return 0
+    left = _has_entries(value)
+    if value == {} and created:
+        os.unlink(path)
+    else:
+        mode = mine.get("mode") if isinstance(mine, dict) else None
+        restored = mode if isinstance(mode, int) and not left else path.stat().st_mode & 0o777
+        write_private(path, (json.dumps(value, indent=2) + "\n").encode(), restored)
+    if not left:
+        backup_of(path).unlink(missing_ok=True)
     return removed

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import os
+import shutil
 import sys
 from pathlib import Path
 
-from hookd.daemon.install import InstallError, install, settings_file, uninstall
+from hookd.daemon.install import Installed, InstallError, Where, install, uninstall
 from hookd.daemon.lifecycle import DaemonError, StartOptions, ensure_up, stop
-from hookd.daemon.paths import PathError, daemon_paths, module_path, read_token
+from hookd.daemon.paths import (
+    DaemonPaths,
+    PathError,
+    daemon_paths,
+    forget,
+    module_path,
+    read_token,
+)
+from hookd.daemon.project import git_note, project_root
 
 __all__ = ["install_main", "uninstall_main"]
 
@@ -26,29 +34,51 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+def _where(args: argparse.Namespace, module: Path) -> Where:
+    return Where(args.scope, project_root(module, Path.cwd()))
+
+
 def install_main(args: argparse.Namespace) -> int:
     """Write the settings entries, then start the daemon so open sessions work at once."""
-    token_env = args.scope == "project"
     try:
-        paths = daemon_paths(module_path(args.hooks))
-        target = settings_file(args.scope, Path.cwd())
-        done = install(paths, target, port=args.port, fail_open=args.fail_open, token_env=token_env)
+        module = module_path(args.hooks)
+        paths = daemon_paths(module, create=False)
+        fresh = not paths.state_dir.exists()
+        try:
+            done = install(daemon_paths(module), _where(args, module), port=args.port,
+                           fail_open=args.fail_open)  # fmt: skip
+        except BaseException:
+            if fresh:  # a failed first install leaves no state behind
+                shutil.rmtree(paths.state_dir, ignore_errors=True)
+            raise
     except (PathError, InstallError, OSError) as exc:
         return _fail("install", exc)
-    events = ", ".join(done.events) or "no events"
-    print(f"hookd: {_shown(done.path)}: {events} -> http://127.0.0.1:{done.port}/hook/EVENT")
-    print("hookd: SessionStart and each prompt run `hookd up`, which starts the daemon if needed")
-    if token_env:
-        print(
-            "hookd: project scope: the settings send $HOOKD_TOKEN; set it in the environment "
-            "claude starts from (any random string)"
-        )
-    if args.no_start or (token_env and not os.environ.get("HOOKD_TOKEN")):
+    _report(done, args.scope)
+    if args.no_start:
         return 0
-    token = os.environ["HOOKD_TOKEN"] if token_env else read_token(paths, create=True)
+    return _start(paths, done, args.idle_exit)
+
+
+def _report(done: Installed, scope: str) -> None:
+    events = ", ".join(done.events) or "no events"
+    if scope == "project":
+        print(f"hookd: {_shown(done.path)}: {events} -> `hookd call EVENT` (every checkout its "
+              "own daemon, port and per-user token; `hookd` must be on PATH)")  # fmt: skip
+        print("hookd: SessionStart runs `hookd up`; a shim starts the daemon when it is down")
+    else:
+        print(f"hookd: {_shown(done.path)}: {events} -> http://127.0.0.1:{done.port}/hook/EVENT")
+        print("hookd: SessionStart and each prompt run `hookd up`, which starts the daemon")
+    if done.secret:
+        note = git_note([done.path, done.path.with_name(done.path.name + ".hookd.bak")])
+        if note is not None:
+            print(f"hookd: {note}")
+
+
+def _start(paths: DaemonPaths, done: Installed, idle_exit_s: float) -> int:
+    token = read_token(paths, create=True)
     assert token is not None
     try:
-        running, _ = ensure_up(paths, StartOptions(done.port, token, token_env, args.idle_exit))
+        running, _ = ensure_up(paths, StartOptions(done.port, token, False, idle_exit_s))
     except DaemonError as exc:
         return _fail("install", f"settings written, but the daemon did not start: {exc}")
     print(f"hookd: daemon running: pid {running.pid} (`hookd status` shows its hooks)")
@@ -56,18 +86,26 @@ def install_main(args: argparse.Namespace) -> int:
 
 
 def uninstall_main(args: argparse.Namespace) -> int:
-    """Remove the module's entries and stop its daemon."""
+    """Remove the module's entries; stop its daemon unless another settings file still uses it."""
     try:
         module = Path(args.hooks).expanduser()
         module = module_path(args.hooks) if module.is_file() else module.resolve()
-        paths = daemon_paths(module)
-        target = settings_file(args.scope, Path.cwd())
-        removed = uninstall(paths, target)
+        paths = daemon_paths(module, create=False)
+        where = _where(args, module)
+        removed, others = uninstall(paths, where)
     except (PathError, InstallError, OSError) as exc:
         return _fail("uninstall", exc)
+    shown = _shown(where.path)
+    if not removed and not module.is_file() and not paths.state_dir.exists():
+        return _fail("uninstall", f"{args.hooks}: no such file, and nothing installed for it")
+    if others:
+        print(f"hookd: removed {removed} hookd entries from {shown}; the daemon keeps "
+              f"serving {', '.join(map(_shown, map(Path, others)))}")  # fmt: skip
+        return 0
     stop(paths)
+    forget(paths)
     if removed:
-        print(f"hookd: removed {removed} hookd entries from {_shown(target)}; daemon stopped")
+        print(f"hookd: removed {removed} hookd entries from {shown}; daemon stopped")
     else:
-        print(f"hookd: {_shown(target)} has no hookd entries for {module}")
+        print(f"hookd: {shown} has no hookd entries for {module}")
     return 0

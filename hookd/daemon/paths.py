@@ -18,15 +18,19 @@ __all__ = [
     "DaemonPaths",
     "PathError",
     "daemon_paths",
+    "forget",
     "int_field",
     "known_daemons",
     "module_path",
+    "port_field",
     "read_json",
     "read_token",
     "write_private",
 ]
 
 TOKEN_BYTES = 32
+#: The ports a daemon may listen on.
+PORTS = range(1, 65536)
 
 
 class PathError(Exception):
@@ -101,17 +105,27 @@ def _platform_dirs() -> tuple[str, str]:
     return state, run
 
 
-def daemon_paths(module: Path) -> DaemonPaths:
-    """The files of ``module``'s daemon; their directories exist (0700) on return."""
+def daemon_paths(module: Path, *, create: bool = True) -> DaemonPaths:
+    """The files of ``module``'s daemon; their directories exist (0700) on return if ``create``."""
     state, run = _base_dirs()
     key = module_key(str(module))
     paths = DaemonPaths(module, key, Path(state_dir(str(state), key)), run)
+    if not create:
+        return paths
     try:
         _private_dir(paths.state_dir)
         _private_dir(paths.run_dir)
     except OSError as exc:
         raise PathError(f"cannot create the state directory: {exc}") from None
     return paths
+
+
+def forget(paths: DaemonPaths) -> None:
+    """Remove the module's lasting files (token, log, install record) and its start lock."""
+    import shutil
+
+    shutil.rmtree(paths.state_dir, ignore_errors=True)
+    paths.lock.unlink(missing_ok=True)
 
 
 def known_daemons() -> list[Path]:
@@ -168,3 +182,9 @@ def int_field(value: dict[str, object] | None, name: str) -> int | None:
     """``value[name]`` when it is an int."""
     got = value.get(name) if value is not None else None
     return got if isinstance(got, int) and not isinstance(got, bool) else None
+
+
+def port_field(value: dict[str, object] | None, name: str = "port") -> int | None:
+    """``value[name]`` when it is a port a daemon can listen on (1-65535)."""
+    got = int_field(value, name)
+    return got if got in PORTS else None

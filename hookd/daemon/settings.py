@@ -17,10 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hookd.daemon.where import TOKEN_ENV
-
 __all__ = [
     "COMMAND_EVENTS",
+    "MODULE",
     "ON_FAILURE_EVENTS",
     "EventHooks",
     "Target",
@@ -75,55 +74,74 @@ class EventHooks:
         return "|".join(names) or None
 
 
+#: Stands for the hooks module among :meth:`Target.command`'s words.
+MODULE = "\0module"
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
-    """Where the daemon listens and how the CLI authenticates and starts it."""
+    """Where the daemon listens and how the CLI authenticates and starts it.
+
+    ``port`` None: settings shared through git (project scope), where nothing may
+    depend on one checkout. Every handler is then a ``hookd call`` command, which
+    finds the module through ``$CLAUDE_PROJECT_DIR`` and its daemon's port and token
+    in the user's state directory (an http hook's URL cannot vary per checkout).
+    """
 
     key: str
-    port: int
+    port: int | None
     hookd: Sequence[str]
-    module: str
-    token: str | None  # None: the token comes from $HOOKD_TOKEN (project scope)
+    module: str  # the hooks file as one shell word
+    token: str | None  # None when every handler is a command (port None)
     fail_open: bool = False
 
     def url(self, event: str) -> str:
         return f"http://127.0.0.1:{self.port}/hook/{event}?hookd={self.key}"
 
     def command(self, *words: str) -> str:
-        argv = [*self.hookd, *words, "--port", str(self.port)]
-        if self.token is None:
-            argv.append("--token-env")
-        return f"{shlex.join(argv)} #hookd={self.key}"
+        argv = [*self.hookd, *words]
+        if self.port is not None:
+            argv += ["--port", str(self.port)]
+        line = " ".join(self.module if w == MODULE else shlex.quote(w) for w in argv)
+        return f"{line} #hookd={self.key}"
 
     def headers(self) -> JsonObject:
-        secret = f"${TOKEN_ENV}" if self.token is None else self.token
-        out: JsonObject = {"headers": {"Authorization": f"Bearer {secret}"}}
-        if self.token is None:
-            out["allowedEnvVars"] = [TOKEN_ENV]
-        return out
+        return {"headers": {"Authorization": f"Bearer {self.token}"}}
+
+    def shim(self, e: EventHooks) -> JsonObject:
+        """The ``hookd call`` command handler of ``e``."""
+        words = ["call", e.event, "--hooks", MODULE]
+        if self.port is None and not self.blocks(e):
+            words.append("--fail-open")
+        return {"type": "command", "command": self.command(*words),
+                "timeout": e.budget_s + START_BUDGET_S}  # fmt: skip
+
+    def blocks(self, e: EventHooks) -> bool:
+        """Whether a failure to answer ``e`` blocks the action."""
+        return e.blocks and not self.fail_open and e.event in ON_FAILURE_EVENTS
 
 
 def entries(target: Target, events: Iterable[EventHooks]) -> dict[str, list[JsonObject]]:
     """The matcher groups to add, by event."""
     out: dict[str, list[JsonObject]] = {}
     by_event = {e.event: e for e in events}
-    up = {"type": "command", "command": target.command("up", "--quiet", target.module)}
+    up = {"type": "command", "command": target.command("up", "--quiet", MODULE)}
     for e in by_event.values():
-        if e.event in COMMAND_EVENTS:
-            shim = target.command("call", e.event, "--hooks", target.module)
-            handler = {"type": "command", "command": shim, "timeout": e.budget_s + START_BUDGET_S}
+        if e.event in COMMAND_EVENTS or target.port is None:
+            handler = target.shim(e)
         else:
             handler = {"type": "http", "url": target.url(e.event), "timeout": e.budget_s}
             handler |= target.headers()
-            if e.blocks and not target.fail_open and e.event in ON_FAILURE_EVENTS:
+            if target.blocks(e):
                 handler["onFailure"] = "block"
         out.setdefault(e.event, []).append(_group(handler, e.matcher))
     if "SessionStart" not in by_event:  # the shim starts the daemon itself
         out["SessionStart"] = [_group({**up, "timeout": START_BUDGET_S}, None)]
-    # Each prompt makes sure the daemon still runs (it may have exited when idle).
-    out.setdefault("UserPromptSubmit", []).insert(
-        0, _group({**up, "timeout": START_BUDGET_S}, None)
-    )
+    if target.port is not None:  # (every shim starts the daemon itself)
+        # Each prompt makes sure the daemon still runs (it may have exited when idle).
+        out.setdefault("UserPromptSubmit", []).insert(
+            0, _group({**up, "timeout": START_BUDGET_S}, None)
+        )
     return out
 
 

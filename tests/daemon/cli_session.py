@@ -82,8 +82,9 @@ def run_cli(
     *,
     prompt: str = "go",
     env: dict[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> CliRun:
-    """Run ``claude -p PROMPT`` in the box's project until it exits."""
+    """Run ``claude -p PROMPT`` in the box's project (or ``cwd``) until it exits."""
     with FakeAnthropic(script) as api:
         argv = [
             str(claude), "-p", prompt,
@@ -93,7 +94,7 @@ def run_cli(
         ]  # fmt: skip
         done = subprocess.run(
             argv,
-            cwd=box.project,
+            cwd=cwd or box.project,
             env={**cli_environment(box, api), **(env or {})},
             stdin=subprocess.DEVNULL,
             capture_output=True,

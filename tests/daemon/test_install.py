@@ -130,22 +130,6 @@ def test_uninstall_removes_a_file_install_created(box: Box) -> None:
 
 
 @pytest.mark.req("R-D08")
-def test_project_scope_sends_the_token_from_the_environment(box: Box) -> None:
-    hooks_file(box)
-    done = hookd(box, "install", ".claude/hooks.py", "--scope", "project", "--no-start")
-    assert done.returncode == 0, done.stderr
-    assert "HOOKD_TOKEN" in done.stdout
-    path = box.project / ".claude" / "settings.json"
-    settings = read_settings(path)
-    (pre,) = handlers(settings, "PreToolUse")
-    assert pre["headers"] == {"Authorization": "Bearer $HOOKD_TOKEN"}
-    assert pre["allowedEnvVars"] == ["HOOKD_TOKEN"]
-    assert all(h["command"].split(" #hookd=")[0].endswith("--token-env")
-               for h in hookd_handlers(settings, "SessionStart"))  # fmt: skip
-    assert stat.S_IMODE(path.stat().st_mode) == 0o644  # shared through git: no secret in it
-
-
-@pytest.mark.req("R-D08")
 def test_user_scope_writes_the_home_settings(box: Box) -> None:
     hooks_file(box)
     done = hookd(box, "install", ".claude/hooks.py", "--scope", "user", "--no-start")

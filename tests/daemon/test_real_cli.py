@@ -8,12 +8,13 @@ name what the hooks module (tests/hooks/daemon_cli.py) does with them.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from tests.daemon.cli_session import CliRun, installed, run_cli, stream_of
-from tests.daemon.support import Box, hookd, wait_for_line
+from tests.daemon.support import HOOKD, Box, hookd, wait_for_line
 from tests.support.claude_cli import find_claude
 from tests.support.fake_anthropic import (
     JsonObject,
@@ -153,8 +154,8 @@ def test_status_counts_the_session_calls(big_session: tuple[CliRun, Path, Box]) 
 
 
 @pytest.mark.req("R-D08", "R-D16")
-def test_project_scope_prompt_block_with_the_env_token(claude: Path, box: Box) -> None:
-    env = box.env(HOOKD_TOKEN="project-secret-1234")
+def test_project_scope_prompt_block_through_the_shim(claude: Path, box: Box) -> None:
+    env = {**box.env(), "PATH": f"{Path(HOOKD).parent}{os.pathsep}{os.environ['PATH']}"}
     with installed(box, "daemon_cli.py", "--scope", "project", env=env):
         run = run_cli(
             claude, box, run_tool_then_done([]), prompt="please block-this-prompt", env=env

@@ -38,13 +38,17 @@ def test_call_posts_stdin_and_prints_the_answer(box: Box) -> None:
 
 
 @pytest.mark.req("R-D21")
-@pytest.mark.parametrize(("event", "code"), [("SessionStart", 1), ("UserPromptSubmit", 2)])
-def test_a_failed_answer_blocks_only_guarded_events(box: Box, event: str, code: int) -> None:
+@pytest.mark.parametrize(
+    ("event", "extra", "code"),
+    [("SessionStart", (), 1), ("UserPromptSubmit", (), 2), ("PreToolUse", ("--fail-open",), 1)],
+)
+def test_a_failed_answer_blocks_only_guarded_events(
+    box: Box, event: str, extra: tuple[str, ...], code: int
+) -> None:
     with recording_server() as server:
         server.status, server.body = 500, b"broken"
-        done = hookd(
-            box, "call", event, "--hooks", str(HOOKS), "--port", str(server.port), stdin=b"{}"
-        )
+        args = ("call", event, "--hooks", str(HOOKS), "--port", str(server.port), *extra)
+        done = hookd(box, *args, stdin=b"{}")
     assert done.returncode == code
     assert done.stdout == ""
     (line,) = done.stderr.strip().splitlines()

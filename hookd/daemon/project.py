@@ -1,0 +1,87 @@
+"""The project a hooks module belongs to, and keeping hookd's secrets out of its git.
+
+``hookd install`` writes into the project's ``.claude/`` wherever it is run
+from: the project is the nearest directory above the module (then above the
+current directory) that holds ``.claude/`` (the home directory's own does not
+count: it holds the user settings) or is a git work tree's top.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["git_note", "project_root"]
+
+GIT_TIMEOUT_S = 10.0
+
+
+def project_root(module: Path, cwd: Path) -> Path:
+    """The project directory of ``module`` (see the module's docstring); ``cwd`` when none."""
+    home = Path.home()
+    for start in (module.parent, cwd):
+        for folder in (start, *start.parents):
+            if (folder / ".git").exists() or (folder != home and (folder / ".claude").is_dir()):
+                return folder
+    return cwd
+
+
+def _git(folder: Path, *words: str) -> subprocess.CompletedProcess[str] | None:
+    try:
+        return subprocess.run(
+            ["git", *words],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None  # no git here: nothing it could commit
+
+
+def git_note(files: Iterable[Path]) -> str | None:
+    """Make git ignore ``files`` (which may hold a token); what the user should know, or None.
+
+    Files not yet ignored are added to the work tree's ``info/exclude`` (local to the
+    clone, never committed). A file git already tracks cannot be ignored: that is said.
+    """
+    files = list(files)
+    folder = files[0].parent
+    folder.mkdir(parents=True, exist_ok=True)
+    top = _git(folder, "rev-parse", "--show-toplevel")
+    if top is None or top.returncode != 0:
+        return None
+    tracked = _git(folder, "ls-files", "--", *(f.name for f in files))
+    if tracked is not None and tracked.stdout.strip():
+        name = tracked.stdout.split()[0]
+        return f"warning: git tracks {name}, which now holds the daemon's token; untrack it"
+    added = [f for f in files if _ignored(folder, f) is False]
+    if not added:
+        return None
+    where = _git(folder, "rev-parse", "--git-path", "info/exclude")
+    if where is None or where.returncode != 0:
+        return f"warning: could not make git ignore {files[0].name}"
+    exclude = (folder / where.stdout.strip()).resolve()
+    root = Path(top.stdout.strip())
+    lines = [f"/{os.path.relpath(f, root)}" for f in added]
+    _append(exclude, ["# hookd install: these hold the daemon's token", *lines])
+    return f"git now ignores {', '.join(lines)} (listed in {exclude})"
+
+
+def _ignored(folder: Path, file: Path) -> bool | None:
+    done = _git(folder, "check-ignore", "-q", file.name)
+    return None if done is None or done.returncode > 1 else done.returncode == 0
+
+
+def _append(path: Path, lines: list[str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        before = path.read_text()
+    except FileNotFoundError:
+        before = ""
+    if before and not before.endswith("\n"):
+        before += "\n"
+    path.write_text(before + "\n".join(lines) + "\n")
