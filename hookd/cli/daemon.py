@@ -65,9 +65,9 @@ def _scope(p: argparse.ArgumentParser) -> None:
         "--scope",
         choices=["local", "project", "user"],
         default="local",
-        help="local = .claude/settings.local.json (default, personal, untracked); "
-        "project = .claude/settings.json (shared; token from $HOOKD_TOKEN); "
-        "user = ~/.claude/settings.json (every project)",
+        help="local = the project's .claude/settings.local.json (default, personal, ignored by "
+        "git); project = .claude/settings.json (shared: `hookd call` commands that work in "
+        "every checkout); user = ~/.claude/settings.json (every project)",
     )
 
 
@@ -123,12 +123,15 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "point Claude Code's settings at a warm hookd daemon serving HOOKS",
         "Write Claude Code settings entries (http hooks to a local daemon, "
         "`hookd up` at SessionStart and on each prompt, `hookd call` shims for SessionStart "
-        "and Setup hooks), then start the daemon. Re-running replaces hookd's own entries.",
+        "and Setup hooks; in project scope `hookd call` shims only), then start the daemon. "
+        "The settings go to the project holding the module (its .claude/ or git root). "
+        "Re-running replaces hookd's own entries.",
         _install,
     ),
     "uninstall": (
         "remove hookd's entries for HOOKS from the settings and stop its daemon",
-        "Remove exactly the entries `hookd install` wrote for HOOKS.",
+        "Remove exactly the entries `hookd install` wrote for HOOKS; unless another scope "
+        "still uses it, stop its daemon and remove its token, log and install record.",
         _uninstall,
     ),
     "up": (

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import sys
 from pathlib import Path
 from typing import Any, Final
@@ -11,21 +13,24 @@ __all__ = ["add_new_parser", "new_main", "starter_files"]
 
 DESCRIPTION = """\
 Write a starter hooks module and a pytest file that tests it with hookd.testing,
-so the first thing you run is green: PATH is a folder (default: the current
-one; hooks.py and test_hooks.py are written in it) or a module file name
-(path/to/guard.py, tested by path/to/test_guard.py). Existing files are never
-overwritten unless --force is given.
+so the first thing you run is green: PATH is an existing folder (default: the
+current one; hooks.py is written in it) or a module file (path/to/guard.py;
+.py is added when missing). The test goes beside the module (test_guard.py),
+except that a module inside a dot-folder such as .claude/ is tested from the
+folder above it, where pytest looks for tests. Existing files are never
+overwritten unless --force is given. The tests need pytest in hookd's
+environment: install hookd with its `test` extra.
 """
 
 EPILOG = """\
 examples:
   hookd new                 hooks.py and test_hooks.py here
-  hookd new .claude/hooks   in that folder (made if missing)
+  hookd new .claude/hooks   .claude/hooks.py, tested by test_hooks.py here
   hookd new guard.py        guard.py and test_guard.py
 """
 
 HOOKS: Final = '''\
-"""Hooks for Claude Code, served by hookd (`hookd serve {name}`) and tested with pytest."""
+"""Hooks for Claude Code: guard your sessions with `hookd install {name}`; test with pytest."""
 
 from hookd import HookMatcher, add_context, deny
 
@@ -59,7 +64,7 @@ from pathlib import Path
 
 import hookd.testing
 
-hooks = hookd.testing.load(str(Path(__file__).with_name("{name}")))
+hooks = hookd.testing.load(str(Path(__file__).parent / "{module}"))
 
 
 def test_guard_denies_recursive_delete_of_root():
@@ -79,16 +84,27 @@ def test_every_prompt_gets_the_house_rules():
 '''
 
 
-def starter_files(path: Path) -> dict[Path, str]:
-    """The files ``hookd new PATH`` writes, by path."""
-    if path.suffix == ".py":
-        module, folder = path.name, path.parent
-    else:
-        module, folder = "hooks.py", path
+def starter_files(path: Path, *, folder: bool) -> dict[Path, str]:
+    """The files ``hookd new PATH`` writes, by path: the module first, then its test.
+
+    ``folder``: PATH names a folder to write ``hooks.py`` in; else it names the module.
+    """
+    module = path / "hooks.py" if folder else path.with_name(path.name.removesuffix(".py") + ".py")
+    tests = _outside_dot_folders(module.parent)
+    relative = module.relative_to(tests).as_posix()
     return {
-        folder / module: HOOKS.format(name=module),
-        folder / f"test_{Path(module).stem}.py": TEST.format(name=module),
+        module: HOOKS.format(name=module.as_posix()),
+        tests / f"test_{module.stem}.py": TEST.format(name=module.name, module=relative),
     }
+
+
+def _outside_dot_folders(folder: Path) -> Path:
+    """``folder``, or its part before the first dot-folder (pytest does not look inside)."""
+    parts = folder.parts
+    for i, part in enumerate(parts):
+        if part.startswith(".") and part not in (".", ".."):
+            return Path(*parts[:i]) if i else Path()
+    return folder
 
 
 def add_new_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -109,7 +125,9 @@ def add_new_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def new_main(args: argparse.Namespace) -> int:
     """Write the starter files; exit status 0, or 1 when one exists (without --force)."""
-    files = starter_files(Path(args.path))
+    path = Path(args.path)
+    folder = path.is_dir() or args.path.endswith(("/", os.sep)) or path.name.startswith(".")
+    files = starter_files(path, folder=folder)
     taken = [str(p) for p in files if p.exists()]
     if taken and not args.force:
         verb = "exists" if len(taken) == 1 else "exist"
@@ -127,5 +145,9 @@ def new_main(args: argparse.Namespace) -> int:
         return 1
     module, test = files
     print(f"wrote {module} and {test}")
-    print(f"next: edit {module}, then run `pytest {test}`; serve it with `hookd serve {module}`")
+    print(f"next: run `pytest {test}`, edit {module} and its tests; then guard Claude Code "
+          f"with `hookd install {module}`")  # fmt: skip
+    if importlib.util.find_spec("pytest") is None:
+        print("pytest is not installed beside hookd: install hookd with its test extra "
+              "(pip install '/path/to/hookd[test]')")  # fmt: skip
     return 0

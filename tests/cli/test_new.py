@@ -43,11 +43,25 @@ def test_a_guard_that_lets_rm_rf_through_fails_readably(tmp_path: Path) -> None:
 def test_new_with_a_module_name_and_a_folder(tmp_path: Path) -> None:
     done = run_console("new", "sub/guard.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "sub" / "test_guard.py").read_text().count('with_name("guard.py")') == 1
-    assert run_console("new", "deeper/hooks", cwd=tmp_path).returncode == 0
-    assert (tmp_path / "deeper" / "hooks" / "test_hooks.py").is_file()
+    assert (tmp_path / "sub" / "test_guard.py").read_text().count('/ "guard.py"') == 1
+    assert run_console("new", "deeper/policy", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "deeper" / "test_policy.py").is_file()
+    (tmp_path / "folder").mkdir()
+    assert run_console("new", "folder", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "folder" / "test_hooks.py").is_file()
     tests = run_pytest(tmp_path, "-p", "no:asyncio")
-    assert "6 passed" in tests.stdout, tests.stdout + tests.stderr
+    assert "9 passed" in tests.stdout, tests.stdout + tests.stderr
+
+
+@pytest.mark.req("R-709")
+def test_a_module_in_a_dot_folder_is_tested_from_where_pytest_looks(tmp_path: Path) -> None:
+    done = run_console("new", ".claude/hooks", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "wrote .claude/hooks.py and test_hooks.py"
+    assert "hookd install .claude/hooks.py" in done.stdout and "hookd serve" not in done.stdout
+    assert sorted(p.name for p in (tmp_path / ".claude").iterdir()) == ["hooks.py"]
+    tests = run_pytest(tmp_path, "-p", "no:asyncio")
+    assert "3 passed" in tests.stdout, tests.stdout + tests.stderr
 
 
 @pytest.mark.req("R-709")
