@@ -13,6 +13,10 @@ from hookd._version import __version__
 from hookd.cli.daemon import DAEMON_PARSERS
 from hookd.cli.parsers import LOCAL_COMMANDS, Parser, add_command
 
+TYPE_CHECKING = False  # without importing typing (R-D22)
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 __all__ = ["build_parser", "main"]
 
 DESCRIPTION = """\
@@ -180,6 +184,26 @@ def _run_daemon(args: argparse.Namespace) -> int:
     return int(getattr(commands, f"{args.subcommand}_main")(args))
 
 
+def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> NoReturn:
+    """Exit 2 with the subcommand's usage, the words it does not know and their closest flags."""
+    import difflib
+
+    sub: argparse.ArgumentParser = next(
+        (a.choices[command] for a in parser._actions if isinstance(a, argparse._SubParsersAction)),
+        parser,
+    )
+    flags = [flag for action in sub._actions for flag in action.option_strings]
+    hints = [
+        f"did you mean {close[0]}?"
+        for word in extra
+        if word.startswith("-")
+        for close in [difflib.get_close_matches(word.partition("=")[0], flags, n=1)]
+        if close
+    ]
+    said = f" ({' '.join(hints)})" if hints else ""
+    sub.error(f"unrecognized arguments: {' '.join(extra)}{said}")
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     **dict.fromkeys(("install", "uninstall", "up", "down", "status", "call"), _run_daemon),
     "new": _run_new,
@@ -200,9 +224,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = next((w for w in words if not w.startswith("-")), None)
     gc.disable()  # the parsers' imports allocate much and free little
     try:
-        args = build_parser(command).parse_args(words)
+        parser = build_parser(command)
+        args, extra = parser.parse_known_args(words)
     finally:
         gc.enable()
+    if extra:
+        _unrecognized(parser, args.subcommand, extra)
     try:
         return COMMANDS[args.subcommand](args)
     except BrokenPipeError:  # `hookd schema | head`: the reader left; not an error of ours

@@ -19,6 +19,7 @@ cannot be read.
 
 from __future__ import annotations
 
+import difflib
 import json
 import sys
 from collections.abc import Iterator
@@ -58,7 +59,9 @@ def schema_main(name: str | None, write_dir: str | None) -> int:
     try:
         text = render_schema(name.removesuffix(".json"))
     except KeyError:
-        print(f"hookd schema: no schema {name!r}; `hookd schema` lists them", file=sys.stderr)
+        close = difflib.get_close_matches(name.removesuffix(".json"), schema_names(), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        print(f"hookd schema: no schema {name!r}{hint}; `hookd schema` lists them", file=sys.stderr)
         return 2
     sys.stdout.write(text)
     return 0

@@ -57,3 +57,29 @@ def test_serve_refuses_impossible_limits_at_parse_time(
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert one_line_error(proc, "serve") == f"hookd serve: error: argument {option}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("words", "usage", "hint"),
+    [
+        (("install", "--fail-closed", "hooks.py"), "usage: hookd install", "--fail-open"),
+        (("serve", "--htp", "127.0.0.1:0"), "usage: hookd serve", "--http"),
+        (("status", "--jsn"), "usage: hookd status", "--json"),
+    ],
+)
+def test_a_misspelt_flag_shows_its_commands_usage_and_the_closest_flag(
+    tmp_path: Path, words: tuple[str, ...], usage: str, hint: str
+) -> None:
+    proc = hookd(*words, cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(usage)
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last == (
+        f"hookd {words[0]}: error: unrecognized arguments: {words[1]} (did you mean {hint}?)"
+    )
+
+
+def test_a_misspelt_schema_name_gets_the_closest() -> None:
+    proc = hookd("schema", "events/PreToolUze.output")
+    assert proc.returncode == 2
+    assert "(did you mean 'events/PreToolUse.output'?)" in proc.stderr
