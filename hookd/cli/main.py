@@ -30,16 +30,17 @@ shape and/or callbacks decorated with @hookd.hook.
 
 EPILOG = """\
 examples:
-  hookd install .claude/hooks.py          serve hooks to interactive Claude Code (see README)
-  hookd status                            the running daemons and their hooks' figures
-  hookd demo                              a scripted session against examples/guard.py
+  hookd demo                              a scripted session against the bundled example guard
   hookd new                               a starter hooks.py and a passing test_hooks.py
-  hookd check examples/guard.py           list registered hooks and their ids
-  hookd serve examples/guard.py           serve on stdin/stdout (the CLI spawns this)
-  hookd run --hooks examples/guard.py -p "list files" -- claude
+  hookd check hooks.py                    list registered hooks and their ids
+  hookd install hooks.py                  serve hooks to interactive Claude Code (see README)
+  hookd status                            the running daemons and their hooks' figures
+  hookd serve hooks.py                    serve on stdin/stdout (the CLI spawns this)
+  hookd run --hooks hooks.py -p "list files" -- claude
                                           spawn the Claude Code CLI and serve it hooks
-  hookd replay conformance/transcripts/v2.1.330_allow.jsonl
-                                          replay a recorded session and diff the answers
+  hookd record --out session.jsonl -- hookd serve hooks.py
+                                          record a session's protocol traffic
+  hookd replay session.jsonl              replay a recorded session and diff the answers
   hookd schema events/PreToolUse.output   print a JSON Schema
   echo '{"decision": "block"}' | hookd validate --event Stop -
 """

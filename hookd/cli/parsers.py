@@ -86,7 +86,7 @@ def _demo(p: argparse.ArgumentParser) -> None:
         "--hooks",
         metavar="HOOKS",
         default=None,
-        help="hooks module to drive (default: the bundled examples/guard.py)",
+        help="hooks module to drive (default: the example guard shipped with hookd)",
     )
 
 

@@ -26,7 +26,7 @@ Exit status: 0 when every transcript matches, 1 otherwise, 2 on a usage error.
 EPILOG = """\
 examples:
   hookd replay session.jsonl --hooks hooks.py
-  hookd replay conformance/cases/*.jsonl           (hooks named in each header)
+  hookd replay recorded/*.jsonl                    (hooks named in each header)
   hookd replay slow.jsonl --hooks hooks.py --speed 10 --serve-arg=--timeout=5
 """
 
