@@ -101,7 +101,7 @@ class _Client:
             while b"\n" not in self.buf:
                 chunk = await self.stdout.receive_some(65536)
                 if not chunk:
-                    raise DemoError("hookd serve exited before answering (see its log above)")
+                    raise DemoError("hookd serve exited before answering (its stderr is above)")
                 self.buf += chunk
         raw, self.buf = self.buf.split(b"\n", 1)
         return json.loads(raw)["response"], (time.perf_counter() - start) * 1000
@@ -111,29 +111,60 @@ async def _demo(path: str) -> int:
     print(f"hookd demo: serving {path} with `hookd serve`, playing a CLI\n")
     argv = [sys.executable, "-m", "hookd", "serve", path, "--log-level", "warning"]
     started = time.perf_counter()
-    proc = await trio.lowlevel.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    pipe = subprocess.PIPE
+    proc = await trio.lowlevel.open_process(argv, stdin=pipe, stdout=pipe, stderr=pipe)
+    said: list[bytes] = []  # the server's stderr: what the hooks print, hookd's warnings
+    failure: DemoError | None = None
     try:
-        client = _Client(proc)
-        init, _ = await client.call({"subtype": "initialize"})
-        if init["subtype"] != "success":
-            print(f"initialize failed: {init.get('error')}")
-            return 1
-        print(
-            f"initialize answered {(time.perf_counter() - started) * 1000:.0f} ms after spawn "
-            "(the first hook's time below includes the rest of hookd's start-up)"
-        )
-        ids = _print_registrations(init["response"]["hooks"])
-        for event, doing, extra in SCRIPT:
-            await _step(client, ids, event, doing, extra)
-        assert proc.stdin is not None
-        await proc.stdin.aclose()
-        with trio.fail_after(10):
-            await proc.wait()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_collect, proc, said)
+            try:
+                ok = await _session(proc, started)
+            except DemoError as exc:
+                failure, ok = exc, False
+                proc.kill()
     finally:
         if proc.returncode is None:
             proc.kill()
+    _print_stderr(b"".join(said))
+    if failure is not None:
+        raise failure
     print(f"\nhookd exited with code {proc.returncode} after stdin closed.")
-    return 0 if proc.returncode == 0 else 1
+    return 0 if ok and proc.returncode == 0 else 1
+
+
+async def _collect(proc: trio.Process, said: list[bytes]) -> None:
+    assert proc.stderr is not None
+    while chunk := await proc.stderr.receive_some(65536):
+        said.append(bytes(chunk))
+
+
+async def _session(proc: trio.Process, started: float) -> bool:
+    """Play the script; False when ``initialize`` fails."""
+    client = _Client(proc)
+    init, _ = await client.call({"subtype": "initialize"})
+    if init["subtype"] != "success":
+        print(f"initialize failed: {init.get('error')}")
+        return False
+    print(
+        f"initialize answered {(time.perf_counter() - started) * 1000:.0f} ms after spawn "
+        "(the first hook's time below includes the rest of hookd's start-up)"
+    )
+    ids = _print_registrations(init["response"]["hooks"])
+    for event, doing, extra in SCRIPT:
+        await _step(client, ids, event, doing, extra)
+    assert proc.stdin is not None
+    await proc.stdin.aclose()
+    with trio.fail_after(10):
+        await proc.wait()
+    return True
+
+
+def _print_stderr(text: bytes) -> None:
+    lines = text.decode(errors="replace").splitlines()
+    if lines:
+        print("\nwhat hookd serve wrote on stderr (the hooks' prints, hookd's warnings):")
+        print("\n".join(f"  {line}" for line in lines))
 
 
 def _print_registrations(hooks_map: dict[str, list[dict[str, Any]]]) -> dict[str, list[str]]:
@@ -156,10 +187,14 @@ async def _step(
     client: _Client, ids: dict[str, list[str]], event: str, doing: str, extra: dict[str, Any]
 ) -> None:
     tool = extra.get("tool_name")
-    for entry in ids.get(event, []):
-        cid, matcher = entry.split(":", 1)
-        if tool is not None and matcher not in ("*", tool):
-            continue  # the CLI matches before calling: so does the demo
+    selected = [
+        entry.split(":", 1)[0]
+        for entry in ids.get(event, [])
+        if tool is None or entry.split(":", 1)[1] in ("*", tool)
+    ]  # the CLI matches before calling: so does the demo
+    if not selected:
+        print(f"{event:<17} {doing:<32} {'-':<7} no hook matches: the CLI calls none")
+    for cid in selected:
         tool_use_id = f"toolu_demo_{client.n + 1}" if tool else None
         input_data = {**SESSION, "hook_event_name": event, **extra}
         if tool_use_id:
