@@ -310,11 +310,11 @@ async def running(
                 await proc.wait()
 
 
+#: The closing figures of the suites that ran, shown at the end of pytest's report.
+FIGURES = pytest.StashKey[list[str]]()
+
+
 def print_figures(config: pytest.Config, text: str) -> None:
-    """Print past pytest's output capture: the closing figures of a suite."""
-    capture = config.pluginmanager.getplugin("capturemanager")
-    if capture is None:
-        print(text)
-        return
-    with capture.global_and_fixture_disabled():
-        print("\n" + text)
+    """Keep a suite's closing figures for the end of the report (tests/conftest.py shows them),
+    not among pytest's progress dots."""
+    config.stash.setdefault(FIGURES, []).append(text)

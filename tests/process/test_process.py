@@ -195,9 +195,8 @@ def test_demo_runs_a_scripted_session() -> None:
     assert "adds context" in proc.stdout
     assert "hookd exited with code 0" in proc.stdout
     steps = proc.stdout.split("\n\n")[2].splitlines()  # the table: one line per scripted step
-    assert (
-        steps[-1].split()
-        == "PreToolUse Read: README.md - no hook matches: the CLI calls none".split()
+    assert " ".join(steps[-1].split()) == (
+        "PreToolUse Read: README.md - no hook matches: the CLI calls none"
     )
     assert not any("audit:" in line for line in steps)  # the hook's print comes after the table
     assert "stderr (the hooks' prints, hookd's warnings):\n  audit: Bash #1\n" in proc.stdout
