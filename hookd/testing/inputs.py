@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import msgspec
 
-from hookd.errors import HookdError
+from hookd.errors import HookdError, json_type
 from hookd.events import EVENTS
 from hookd.events.validation import check_input
 from hookd.testing.samples import EXTRA, tool_input_for
@@ -105,6 +105,9 @@ class Inputs:
         out.update(fields)
         out.update(extra or {})
         out = {k: v for k, v in out.items() if v is not OMIT}
+        if event in _TOOL_EVENTS and not isinstance(out.get("tool_input", {}), dict):
+            got = json_type(out["tool_input"])  # the schema's `{}` takes anything; the CLI not
+            raise InputError(f"input.tool_input: expected object, got {got} for {event}")
         problem = check_input(event, out)
         if problem is not None:
             raise InputError(problem)

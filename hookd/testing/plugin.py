@@ -96,5 +96,11 @@ def pytest_runtest_call(item: pytest.Item) -> None:
             _replay(base, mark.args[0], hooks, options)
         except AssertionError as exc:
             failure = str(exc)
+        except Exception as exc:  # a transcript or module that cannot be read: one line
+            from hookd.errors import HookdError
+
+            if not isinstance(exc, HookdError | OSError):
+                raise
+            failure = f"@pytest.mark.{MARKER}: {exc}"
         if failure is not None:
             pytest.fail(failure, pytrace=False)

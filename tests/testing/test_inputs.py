@@ -90,6 +90,16 @@ def test_fields_are_overridden_and_omitted() -> None:
             "input.tool_name: expected string, got integer for PreToolUse",
         ),
         (
+            "PreToolUse",
+            {"tool_input": "not a dict"},
+            "input.tool_input: expected object, got string for PreToolUse",
+        ),
+        (
+            "PermissionRequest",
+            {"tool_input": ["ls"]},
+            "input.tool_input: expected object, got array for PermissionRequest",
+        ),
+        (
             "Stop",
             {"stop_hook_active": OMIT},
             "input.stop_hook_active: required field missing for Stop",

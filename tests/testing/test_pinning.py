@@ -103,3 +103,26 @@ def test_a_failing_marker_fails_the_test_with_the_report(tmp_path: Path) -> None
     assert f"FAIL {DENY}:" in done.stdout
     assert "permissionDecision" in done.stdout
     assert "Traceback" not in done.stdout
+
+
+@pytest.mark.req("R-707")
+def test_a_marker_naming_a_missing_transcript_is_a_one_line_failure(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "pytest.ini": "[pytest]\n",
+            "test_pinned.py": f"""
+                import pytest
+
+                @pytest.mark.hookd_replay("missing.jsonl", hooks={str(ALLOW_HOOKS)!r})
+                def test_pinned():
+                    pass
+                """,
+        },
+    )
+    done = run_pytest(tmp_path, "-p", "no:asyncio")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 failed" in done.stdout
+    failure = "@pytest.mark.hookd_replay: missing.jsonl: cannot read: [Errno 2] No such file"
+    assert failure in done.stdout
+    assert "Traceback" not in done.stdout and "format.py" not in done.stdout
