@@ -63,7 +63,7 @@ class HttpReplayResult:
         """A one-line verdict, then each difference and error."""
         where = self.transcript.path or "<transcript>"
         expected = sum(1 for e in self.exchanges if e.answer is not None)
-        verdict = "ok" if self.ok else "FAIL"
+        verdict = "PASS" if self.ok else "FAIL"  # the words of the stdio report
         lines = [f"{verdict} {where}: {self.matched}/{expected} answers match (http)"]
         lines += [f"  {d}" for d in self.differences + self.errors]
         if not self.ok and self.stderr:
