@@ -56,7 +56,7 @@ def test_a_failed_answer_blocks_only_guarded_events(
     assert ("blocked" in line) == (code == 2)
 
 
-@pytest.mark.req("R-D08")
+@pytest.mark.req("R-D20")
 def test_token_env_sends_hookd_token(box: Box) -> None:
     with recording_server() as server:
         args = ("call", "Setup", "--hooks", str(HOOKS), "--port", str(server.port), "--token-env")
