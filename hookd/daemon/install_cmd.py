@@ -42,21 +42,26 @@ def install_main(args: argparse.Namespace) -> int:
     """Write the settings entries, then start the daemon so open sessions work at once."""
     try:
         module = module_path(args.hooks)
-        paths = daemon_paths(module, create=False)
-        fresh = not paths.state_dir.exists()
-        try:
-            done = install(daemon_paths(module), _where(args, module), port=args.port,
-                           fail_open=args.fail_open)  # fmt: skip
-        except BaseException:
-            if fresh:  # a failed first install leaves no state behind
-                shutil.rmtree(paths.state_dir, ignore_errors=True)
-            raise
+        paths, done = _install(module, args)
     except (PathError, InstallError, OSError) as exc:
         return _fail("install", exc)
     _report(done, args.scope)
     if args.no_start:
         return 0
     return _start(paths, done, args.idle_exit)
+
+
+def _install(module: Path, args: argparse.Namespace) -> tuple[DaemonPaths, Installed]:
+    """Install; a failed first install of ``module`` leaves no state directory behind."""
+    fresh = not daemon_paths(module, create=False).state_dir.exists()
+    paths = daemon_paths(module)
+    try:
+        where = _where(args, module)
+        return paths, install(paths, where, port=args.port, fail_open=args.fail_open)
+    except BaseException:
+        if fresh:
+            shutil.rmtree(paths.state_dir, ignore_errors=True)
+        raise
 
 
 def _report(done: Installed, scope: str) -> None:
