@@ -83,3 +83,16 @@ def test_an_unwritable_place_is_one_clear_line(tmp_path: Path) -> None:
     assert done.stderr.startswith("hookd new: error: ")
     assert len(done.stderr.splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_the_test_extra_holds_what_the_starter_tests_need() -> None:
+    """`pip install 'hookd[test]'` gives the environment `hookd new`'s tests run in."""
+    import re
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    names = {re.split(r"[<>=!~ \[]", r)[0] for r in project["optional-dependencies"]["test"]}
+    assert names == {"pytest", "pytest-trio"}
+    readme = (root / "README.md").read_text()
+    assert "pip install '/path/to/hookd[test]'" in readme
