@@ -113,8 +113,11 @@ class Target:
         words = ["call", e.event, "--hooks", MODULE]
         if self.port is None and not self.blocks(e):
             words.append("--fail-open")
-        return {"type": "command", "command": self.command(*words),
-                "timeout": e.budget_s + START_BUDGET_S}  # fmt: skip
+        out = {"type": "command", "command": self.command(*words),
+               "timeout": e.budget_s + START_BUDGET_S}  # fmt: skip
+        if self.port is None and self.blocks(e):  # also when `hookd` is not on PATH
+            out["onFailure"] = "block"
+        return out
 
     def blocks(self, e: EventHooks) -> bool:
         """Whether a failure to answer ``e`` blocks the action."""

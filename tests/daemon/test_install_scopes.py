@@ -97,6 +97,22 @@ def test_a_second_checkout_is_guarded_by_its_own_module(claude: Path, box: Box) 
     assert len({d["port"] for d in daemons}) == 2  # one daemon per checkout, on its own port
 
 
+@pytest.mark.real_cli
+@pytest.mark.req("R-D08")
+def test_a_clone_without_hookd_on_path_blocks_the_guarded_call(claude: Path, box: Box) -> None:
+    module_in(box.project, "daemon_checkout.py")
+    done = hookd(box, "install", ".claude/hooks.py", "--scope", "project", "--no-start")
+    assert done.returncode == 0, done.stderr
+    path = os.pathsep.join(
+        d for d in os.environ["PATH"].split(os.pathsep) if not (Path(d) / "hookd").exists()
+    )
+    run = run_cli(claude, box, run_tool_then_done(["echo harmless"]), env={"PATH": path})
+    assert run.returncode == 0, run.stderr
+    (result,) = run.tool_results()
+    assert result.get("is_error") is True, run.tool_result_text(0)
+    assert 'blocking because onFailure is "block"' in run.tool_result_text(0)
+
+
 # ------------------------------------------------------------------------------- --port
 
 
