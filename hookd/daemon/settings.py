@@ -110,12 +110,13 @@ class Target:
 
     def shim(self, e: EventHooks) -> JsonObject:
         """The ``hookd call`` command handler of ``e``."""
+        portable, blocks = self.port is None, self.blocks(e)
         words = ["call", e.event, "--hooks", MODULE]
-        if self.port is None and not self.blocks(e):
+        if portable and not blocks:
             words.append("--fail-open")
         out = {"type": "command", "command": self.command(*words),
                "timeout": e.budget_s + START_BUDGET_S}  # fmt: skip
-        if self.port is None and self.blocks(e):  # also when `hookd` is not on PATH
+        if portable and blocks:  # a shim that cannot run (no `hookd` on PATH) blocks too
             out["onFailure"] = "block"
         return out
 
