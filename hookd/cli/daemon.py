@@ -65,7 +65,8 @@ def _install(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fail-open",
         action="store_true",
-        help='leave out "onFailure": "block": when the daemon is down, tools run unguarded',
+        help='leave out "onFailure": "block" (and the prompt shim\'s --fail-open): when the '
+        "daemon is down, tools and prompts run unguarded",
     )
     p.add_argument("--no-start", action="store_true", help="only write the settings")
     p.add_argument("--idle-exit", type=float, default=DEFAULT_IDLE_EXIT_S, help=argparse.SUPPRESS)
@@ -94,6 +95,11 @@ def _status(p: argparse.ArgumentParser) -> None:
 def _call(p: argparse.ArgumentParser) -> None:
     p.add_argument("event", metavar="EVENT", help="hook event name (SessionStart, Setup, ...)")
     p.add_argument("--hooks", required=True, metavar="HOOKS", help="hooks file")
+    p.add_argument(
+        "--fail-open",
+        action="store_true",
+        help="when the daemon cannot answer, exit 1 (a non-blocking error) on every event",
+    )
     _start_options(p)
 
 
@@ -101,9 +107,11 @@ def _call(p: argparse.ArgumentParser) -> None:
 DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentParser], None]]] = {
     "install": (
         "point Claude Code's settings at a warm hookd daemon serving HOOKS",
-        "Write Claude Code settings entries (http hooks to a local daemon, "
-        "`hookd up` at SessionStart and on each prompt, `hookd call` shims for SessionStart "
-        "and Setup hooks), then start the daemon. Re-running replaces hookd's own entries.",
+        "Write Claude Code settings entries (http hooks to a local daemon for every tool and "
+        "every event it can serve, so hooks added by a later save of HOOKS are called too; "
+        "`hookd call` shims for SessionStart, Setup and each prompt, which start the daemon "
+        "when it is not running), then start the daemon. Re-running replaces hookd's own "
+        "entries.",
         _install,
     ),
     "uninstall": (
@@ -127,7 +135,9 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "post stdin to the daemon as EVENT's input (a command hook shim)",
         "Read a hook input on stdin, post it to the daemon of HOOKS (starting it "
         "if needed) and answer as a Claude Code command hook: the output JSON with exit 0; "
-        "exit 2 and the reason on stderr when a guarded event cannot be answered.",
+        "exit 2 and the reason on stderr when a guarded event (PreToolUse, PermissionRequest, "
+        "UserPromptSubmit) cannot be answered, unless --fail-open. With $HOOKD_RECORD_ID set "
+        "(by `hookd record`), the post asks the daemon to record this session.",
         _call,
     ),
 }

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from hookd.daemon.client import Reply, Unreachable, request
+from hookd.daemon.client import HOOK_TIMEOUT_S, Reply, Unreachable, request
 from hookd.daemon.lifecycle import (
     DaemonError,
     Running,
@@ -32,9 +32,9 @@ from hookd.daemon.paths import (
     read_json,
     read_token,
 )
-from hookd.daemon.where import HOST, TOKEN_ENV
+from hookd.daemon.where import HOST, RECORD_HEADER, RECORD_ID_ENV, TOKEN_ENV
 
-__all__ = ["call_main", "down_main", "status_main", "up_main"]
+__all__ = ["call_main", "down_main", "shim_failure", "status_main", "up_main"]
 
 #: Events a failed shim blocks (exit 2); elsewhere a failure is a non-blocking error (exit 1).
 _BLOCKING = frozenset({"PreToolUse", "PermissionRequest", "UserPromptSubmit"})
@@ -104,26 +104,36 @@ def call_main(args: argparse.Namespace) -> int:
             ensure_up(paths, options)
             reply = _post(options, args.event, body)
     except (PathError, DaemonError, CommandError) as exc:
-        return _shim_failure(args.event, str(exc))
+        return _shim_failure(args, str(exc))
     if reply is None:
-        return _shim_failure(args.event, f"no daemon answers on {HOST}:{options.port}")
+        return _shim_failure(args, f"no daemon answers on {HOST}:{options.port}")
     if reply.status != 200:
         detail = reply.body.decode(errors="replace").strip()[:500]
-        return _shim_failure(args.event, f"the daemon answered HTTP {reply.status}: {detail}")
+        return _shim_failure(args, f"the daemon answered HTTP {reply.status}: {detail}")
     sys.stdout.buffer.write(reply.body or b"{}")
     sys.stdout.flush()
     return 0
 
 
 def _post(options: StartOptions, event: str, body: bytes) -> Reply | None:
+    recording = os.environ.get(RECORD_ID_ENV)
+    headers = ((RECORD_HEADER, recording),) if recording else ()
     try:
-        return request(HOST, options.port, "POST", f"/hook/{event}", token=options.token, body=body)
+        return request(
+            HOST, options.port, "POST", f"/hook/{event}", token=options.token, body=body,
+            timeout_s=HOOK_TIMEOUT_S, headers=headers,
+        )  # fmt: skip
     except Unreachable:
         return None
 
 
-def _shim_failure(event: str, message: str) -> int:
-    if event in _BLOCKING:
+def _shim_failure(args: argparse.Namespace, message: str) -> int:
+    return shim_failure(args.event, args.fail_open, message)
+
+
+def shim_failure(event: str, fail_open: bool, message: str) -> int:
+    """Report a shim that got no answer: exit 2 (blocking) on a guarded event, else 1."""
+    if event in _BLOCKING and not fail_open:
         print(f"hookd call {event}: blocked: {message}", file=sys.stderr)
         return 2
     return _fail("call", message)

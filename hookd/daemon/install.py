@@ -20,7 +20,7 @@ from typing import Any
 from hookd.daemon import settings as entries_mod
 from hookd.daemon.lifecycle import default_port, probe
 from hookd.daemon.paths import DaemonPaths, int_field, read_json, read_token, write_private
-from hookd.daemon.settings import EventHooks, Target
+from hookd.daemon.settings import COMMAND_EVENTS, ROUTED_EVENTS, EventHooks, Target
 from hookd.daemon.where import HOST
 
 __all__ = ["InstallError", "Scope", "hookd_command", "install", "settings_file", "uninstall"]
@@ -63,30 +63,36 @@ def hookd_command() -> list[str]:
     return [sys.executable, "-m", "hookd"]
 
 
-def event_hooks(module: Path) -> list[EventHooks]:
-    """Per event, what the settings need to know about the module's hooks."""
+def event_hooks(module: Path) -> tuple[list[EventHooks], list[str]]:
+    """Per event to route, what the settings need to know about the module's hooks for it.
+
+    Every routed and shim event is there, with or without hooks at install time (a later save
+    may add some); the module's other events too. Then the events the module has hooks for.
+    """
     from hookd.core.loader import load_hooks
+    from hookd.core.registration import BLOCKING_BY_DEFAULT
     from hookd.errors import HookdError
 
     try:
         registry = load_hooks(str(module))
     except HookdError as exc:
         raise InstallError(str(exc)) from None
-    by_event: dict[str, list[Any]] = {}
+    by_event: dict[str, list[Any]] = {e: [] for e in (*COMMAND_EVENTS, *ROUTED_EVENTS)}
     for reg in registry.registrations():
         by_event.setdefault(reg.event, []).append(reg)
-    if registry.can_use_tool is not None:
-        by_event.setdefault("PermissionRequest", [])
-    return [
+    routed = [
         EventHooks(
             event,
             tuple(r.timeout_s for r in regs) or (registry.default_timeout_s,),
             tuple(r.matcher for r in regs) or (None,),
-            blocks=any(r.on_failure == "block" for r in regs) or not regs,
+            blocks=any(r.on_failure == "block" for r in regs)
+            or (not regs and event in BLOCKING_BY_DEFAULT),
             sequential=any(r.sequential for r in regs),
+            least_s=registry.default_timeout_s,
         )
         for event, regs in by_event.items()
     ]
+    return routed, [event for event, regs in by_event.items() if regs]
 
 
 def pick_port(paths: DaemonPaths, wanted: int | None) -> int:
@@ -146,7 +152,7 @@ def install(
     paths: DaemonPaths, path: Path, *, port: int | None, fail_open: bool, token_env: bool
 ) -> Installed:
     """Write the module's entries into the settings file at ``path``."""
-    events = event_hooks(paths.module)
+    events, handled = event_hooks(paths.module)
     token = None if token_env else read_token(paths, create=True)
     chosen = pick_port(paths, port)
     target = Target(paths.key, chosen, hookd_command(), str(paths.module), token, fail_open)
@@ -158,7 +164,7 @@ def install(
     except ValueError as exc:
         raise InstallError(f"{path}: {exc}") from None
     write_settings(path, value, secret=token is not None)
-    return Installed(path, [e.event for e in events], chosen)
+    return Installed(path, handled, chosen)
 
 
 def _remember(paths: DaemonPaths, path: Path, port: int, *, created: bool, had_hooks: bool) -> None:

@@ -35,9 +35,15 @@ def install_main(args: argparse.Namespace) -> int:
         done = install(paths, target, port=args.port, fail_open=args.fail_open, token_env=token_env)
     except (PathError, InstallError, OSError) as exc:
         return _fail("install", exc)
-    events = ", ".join(done.events) or "no events"
-    print(f"hookd: {_shown(done.path)}: {events} -> http://127.0.0.1:{done.port}/hook/EVENT")
-    print("hookd: SessionStart and each prompt run `hookd up`, which starts the daemon if needed")
+    events = ", ".join(done.events) or "no events yet"
+    print(
+        f"hookd: {_shown(done.path)}: every tool and event -> http://127.0.0.1:{done.port}"
+        f"/hook/EVENT; the daemon matches them against the module's hooks ({events})"
+    )
+    print(
+        "hookd: SessionStart and each prompt run `hookd call`, which starts the daemon if "
+        "needed, then passes the event on"
+    )
     if token_env:
         print(
             "hookd: project scope: the settings send $HOOKD_TOKEN; set it in the environment "

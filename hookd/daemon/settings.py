@@ -22,6 +22,7 @@ from hookd.daemon.where import TOKEN_ENV
 __all__ = [
     "COMMAND_EVENTS",
     "ON_FAILURE_EVENTS",
+    "ROUTED_EVENTS",
     "EventHooks",
     "Target",
     "entries",
@@ -32,12 +33,29 @@ __all__ = [
 
 JsonObject = dict[str, Any]
 
-#: Events the CLI never sends to an http hook: served through ``hookd call``.
-COMMAND_EVENTS = ("SessionStart", "Setup")
+#: Events served through the ``hookd call`` shim, whatever the module holds: the CLI never
+#: sends SessionStart and Setup to an http hook, and the prompt's shim starts the daemon before
+#: it forwards the prompt (an http hook run beside a starting daemon would find no one there).
+COMMAND_EVENTS = ("SessionStart", "Setup", "UserPromptSubmit")
+#: Events routed to the daemon with no matcher, whatever the module holds at install time: the
+#: daemon matches, so a hook or an event added by a later save is served. Left out, and routed
+#: only when the module has them at install: the events whose mere hook changes what the CLI
+#: does (CwdChanged and FileChanged start watchers, and FileChanged's matcher names the files;
+#: WorktreeCreate and WorktreeRemove replace git's own; ConfigChange holds settings edits for
+#: review; MessageDisplay is called for every streamed piece of text).
+ROUTED_EVENTS = (
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "PermissionRequest",
+    "PermissionDenied", "Notification", "UserPromptExpansion", "Stop", "StopFailure",
+    "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "PreModelSwitch",
+    "PostModelSwitch", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation",
+    "ElicitationResult", "InstructionsLoaded", "DirectoryAdded", "SessionEnd",
+)  # fmt: skip
 #: Events on which the CLI honours ``"onFailure": "block"``.
 ON_FAILURE_EVENTS = frozenset(
     {"PreToolUse", "PermissionRequest", "UserPromptSubmit", "PostToolUse"}
 )
+#: Shims that block what they guard when the daemon cannot answer (exit 2), unless fail-open.
+_BLOCKING_SHIMS = frozenset({"UserPromptSubmit"})
 #: Seconds allowed to ``hookd up`` (and to a shim that may have to start the daemon).
 START_BUDGET_S = 30
 #: Seconds added to a hook's own timeout for the trip to the daemon and back.
@@ -54,12 +72,13 @@ class EventHooks:
     matchers: tuple[str | None, ...]
     blocks: bool
     sequential: bool = False
+    least_s: float = 0.0  # the default hook timeout: room for a hook a later save adds
 
     @property
     def budget_s(self) -> int:
         """The longest the daemon may take for the event: the hooks run at once or in turn."""
         total = sum(self.timeouts_s) if self.sequential else max(self.timeouts_s, default=0)
-        return math.ceil(total) + TRANSPORT_MARGIN_S
+        return math.ceil(max(total, self.least_s)) + TRANSPORT_MARGIN_S
 
     @property
     def matcher(self) -> str | None:
@@ -104,26 +123,21 @@ class Target:
 
 
 def entries(target: Target, events: Iterable[EventHooks]) -> dict[str, list[JsonObject]]:
-    """The matcher groups to add, by event."""
+    """The matcher groups to add, by event: ``events`` holds one entry per event to route."""
     out: dict[str, list[JsonObject]] = {}
-    by_event = {e.event: e for e in events}
-    up = {"type": "command", "command": target.command("up", "--quiet", target.module)}
-    for e in by_event.values():
+    for e in events:
         if e.event in COMMAND_EVENTS:
-            shim = target.command("call", e.event, "--hooks", target.module)
-            handler = {"type": "command", "command": shim, "timeout": e.budget_s + START_BUDGET_S}
+            words = ["call", e.event, "--hooks", target.module]
+            words += ["--fail-open"] if target.fail_open and e.event in _BLOCKING_SHIMS else []
+            handler: JsonObject = {"type": "command", "command": target.command(*words)}
+            handler["timeout"] = e.budget_s + START_BUDGET_S
         else:
             handler = {"type": "http", "url": target.url(e.event), "timeout": e.budget_s}
             handler |= target.headers()
             if e.blocks and not target.fail_open and e.event in ON_FAILURE_EVENTS:
                 handler["onFailure"] = "block"
-        out.setdefault(e.event, []).append(_group(handler, e.matcher))
-    if "SessionStart" not in by_event:  # the shim starts the daemon itself
-        out["SessionStart"] = [_group({**up, "timeout": START_BUDGET_S}, None)]
-    # Each prompt makes sure the daemon still runs (it may have exited when idle).
-    out.setdefault("UserPromptSubmit", []).insert(
-        0, _group({**up, "timeout": START_BUDGET_S}, None)
-    )
+        matcher = None if e.event in ROUTED_EVENTS or e.event in COMMAND_EVENTS else e.matcher
+        out.setdefault(e.event, []).append(_group(handler, matcher))
     return out
 
 
