@@ -60,8 +60,8 @@ Run COMMAND and record the protocol traffic into a transcript that
                 COMMAND exits.
   --via auto    proxy for a `hookd serve` command, env for `hookd serve --http`
                 (which records its HTTP exchanges), daemon when the settings read
-                from here hold one module `hookd install` wrote, env otherwise
-                (default).
+                from here hold entries `hookd install` wrote (for one module:
+                several are an error), env otherwise (default).
 
 The exit status is COMMAND's.
 """
