@@ -65,8 +65,8 @@ def _install(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fail-open",
         action="store_true",
-        help='leave out "onFailure": "block" (and the prompt shim\'s --fail-open): when the '
-        "daemon is down, tools and prompts run unguarded",
+        help='leave out "onFailure": "block" and give the prompt\'s shim --fail-open: when the '
+        "daemon is down, tools and prompts go ahead unguarded",
     )
     p.add_argument("--no-start", action="store_true", help="only write the settings")
     p.add_argument("--idle-exit", type=float, default=DEFAULT_IDLE_EXIT_S, help=argparse.SUPPRESS)
