@@ -16,7 +16,7 @@ import io
 import os
 import sys
 
-from hookd.daemon.client import HOOK_TIMEOUT_S, Unreachable, request
+from hookd.daemon.client import HOOK_TIMEOUT_S, Reply, Unreachable, request
 from hookd.daemon.fastup import quick_up
 from hookd.daemon.where import (
     HOST,
@@ -44,26 +44,29 @@ def quick_call(words: list[str]) -> int | None:
     if not token or quick_up(up) != 0:
         _hand_over(body)
         return None
-    recording = os.environ.get(RECORD_ID_ENV)
-    try:
-        reply = request(
-            HOST, int(port), "POST", f"/hook/{event}", token=token, body=body,
-            timeout_s=HOOK_TIMEOUT_S, headers=((RECORD_HEADER, recording),) if recording else (),
-        )  # fmt: skip
-    except Unreachable:
+    reply = _post(event, int(port), token, body)
+    if reply is None or reply.status == 401:  # gone, or another token: the full command
         _hand_over(body)
         return None
     if reply.status == 200:
         sys.stdout.buffer.write(reply.body or b"{}")
         sys.stdout.flush()
         return 0
-    if reply.status == 401:  # another token: the full command restarts the daemon
-        _hand_over(body)
-        return None
     from hookd.daemon.commands import shim_failure
 
     detail = reply.body.decode(errors="replace").strip()[:500]
     return shim_failure(event, fail_open, f"the daemon answered HTTP {reply.status}: {detail}")
+
+
+def _post(event: str, port: int, token: str, body: bytes) -> Reply | None:
+    recording = os.environ.get(RECORD_ID_ENV)
+    try:
+        return request(
+            HOST, port, "POST", f"/hook/{event}", token=token, body=body,
+            timeout_s=HOOK_TIMEOUT_S, headers=((RECORD_HEADER, recording),) if recording else (),
+        )  # fmt: skip
+    except Unreachable:
+        return None
 
 
 def _read_words(words: list[str]) -> tuple[str, str, str, bool, bool] | None:
