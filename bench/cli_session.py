@@ -9,7 +9,7 @@ PostToolUse hooks that return ``{}``:
 * ``http-floor``: the same http hooks pointed at a server that answers ``{}`` and
   does nothing else (:mod:`bench.http_floor`): the least any http hook server adds;
 * ``hookd``: ``bench/session_hooks.py`` served by the hookd daemon, as ``hookd install``
-  wrote the settings (http hooks, ``hookd up`` at SessionStart and on the prompt).
+  wrote the settings (http hooks, the ``hookd call`` shim at SessionStart and on the prompt).
 
 Rounds interleave the four (the order rotates each round), so a noisy machine
 hurts them alike. Each session writes the CLI's debug log of its hooks
@@ -18,8 +18,8 @@ the hooks' own time is read from it (:mod:`bench.cli_debug`): beside the
 wall-clock ratio (what hookd adds to a session over what the command hook adds),
 the hook-time ratio (hookd's summed hook time over the command hooks'), per
 round, which the noise between rounds does not reach. Also measured: the
-installed ``hookd up`` command (run by ``sh -c`` as the CLI runs it) with the
-daemon already running, beside a bare interpreter's start, and the ``hookd call``
+installed prompt shim (``hookd call UserPromptSubmit``, run by ``sh -c`` as the CLI
+runs it) with the daemon already running, beside a bare interpreter's start, and the ``hookd call``
 shim's round trip (start-up included). Results go to
 ``bench/results/cli_session.json``; the table to stdout.
 
@@ -155,13 +155,14 @@ def _json(line: str) -> dict[str, Any]:
 
 
 def installed_up_command(box: Box) -> str:
-    """The SessionStart command ``hookd install`` wrote (``hookd up --quiet HOOKS --port N``)."""
+    """The prompt's shim ``hookd install`` wrote (``hookd call UserPromptSubmit ... --port N``),
+    which makes sure the daemon runs, then passes the prompt on."""
     settings = json.loads((box.project / ".claude" / "settings.local.json").read_text())
-    for group in settings["hooks"]["SessionStart"]:
+    for group in settings["hooks"]["UserPromptSubmit"]:
         for handler in group["hooks"]:
-            if " up " in handler.get("command", ""):
+            if " call UserPromptSubmit " in handler.get("command", ""):
                 return str(handler["command"])
-    raise SystemExit("hookd install wrote no SessionStart `hookd up` command")
+    raise SystemExit("hookd install wrote no `hookd call UserPromptSubmit` command")
 
 
 def up_port(command: str) -> str:
@@ -207,7 +208,8 @@ def measure(
             hooks[name].append(times)
         log(f"round {r + 1}/{rounds}: " + ", ".join(f"{n} {walls[n][-1]:.2f}s" for n in CONFIGS))
     up_command = installed_up_command(boxes["hookd"])
-    up = timed(boxes["hookd"], ["/bin/sh", "-c", up_command], 20)
+    prompt = {**PRE_INPUT, "hook_event_name": "UserPromptSubmit", "prompt": "go"}
+    up = timed(boxes["hookd"], ["/bin/sh", "-c", up_command], 20, json.dumps(prompt).encode())
     bare = timed(boxes["hookd"], ["/bin/sh", "-c", f"{sys.executable} -c pass"], 20)
     module, port = str(boxes["hookd"].project / ".claude" / "hooks.py"), up_port(up_command)
     shim = [HOOKD, "call", "PreToolUse", "--hooks", module, "--port", port]
@@ -290,7 +292,8 @@ def render(res: dict[str, Any]) -> str:
     lines.append(f"  wall-clock target for hookd, <= {res['target_ratio']}x: {verdict}")
     if res.get("hook_ratio"):
         lines += _render_hooks(res)
-    for key, label in (("up_already_running_ms", "hookd up as installed, daemon running"),
+    for key, label in (("up_already_running_ms", "the prompt's hookd call as installed, daemon "
+                        "running"),
                        ("bare_interpreter_ms", "for comparison, sh -c 'python -c pass'"),
                        ("call_round_trip_ms", "hookd call round trip")):  # fmt: skip
         v = res[key]
@@ -328,7 +331,7 @@ def _render_hooks(res: dict[str, Any]) -> list[str]:
         "  hook time per session, from the CLI's debug log (ms: median, min-max):",
         f"{row('command')}  each run median {cmd['median']:.0f} ms (p90 {cmd['p90']:.0f})",
         f"{row('http-floor')}  = {http_part('http-floor')}",
-        f"{row('hookd')}  = hookd up (median {up['median']:.0f} ms, at SessionStart and the "
+        f"{row('hookd')}  = hookd call (median {up['median']:.0f} ms, at SessionStart and the "
         f"prompt) + {http_part('hookd')}",
         f"  hook-time ratio to the command hook, per round: http-floor "
         f"{_ratios(res['hook_ratio_per_round']['http-floor'])}",

@@ -80,7 +80,8 @@ def _install(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fail-open",
         action="store_true",
-        help='leave out "onFailure": "block": when the daemon is down, tools run unguarded',
+        help='leave out "onFailure": "block" and give the prompt\'s shim --fail-open: when the '
+        "daemon is down, tools and prompts go ahead unguarded",
     )
     p.add_argument("--no-start", action="store_true", help="only write the settings")
     p.add_argument("--idle-exit", type=float, default=DEFAULT_IDLE_EXIT_S, help=argparse.SUPPRESS)
@@ -109,23 +110,25 @@ def _status(p: argparse.ArgumentParser) -> None:
 def _call(p: argparse.ArgumentParser) -> None:
     p.add_argument("event", metavar="EVENT", help="hook event name (SessionStart, Setup, ...)")
     p.add_argument("--hooks", required=True, metavar="HOOKS", help="hooks file")
-    _start_options(p)
     p.add_argument(
         "--fail-open",
         action="store_true",
         help="when the daemon cannot answer, exit 1 (a non-blocking error) on every event",
     )
+    _start_options(p)
 
 
 #: name -> (summary, description, builder), in the order ``hookd --help`` lists them.
 DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentParser], None]]] = {
     "install": (
         "point Claude Code's settings at a warm hookd daemon serving HOOKS",
-        "Write Claude Code settings entries (http hooks to a local daemon, "
-        "`hookd up` at SessionStart and on each prompt, `hookd call` shims for SessionStart "
-        "and Setup hooks; in project scope `hookd call` shims only), then start the daemon. "
-        "The settings go to the project holding the module (its .claude/ or git root). "
-        "Re-running replaces hookd's own entries.",
+        "Write Claude Code settings entries (local and user scope: http hooks to a local "
+        "daemon for every tool and every event it can serve, so hooks added by a later save of "
+        "HOOKS are called too, and `hookd call` shims for SessionStart, Setup and each prompt, "
+        "which start the daemon when it is not running; project scope: `hookd call` shims "
+        "only, for the events HOOKS has at install), then start the daemon. The settings go "
+        "to the project holding the module (its .claude/ or git root). Re-running replaces "
+        "hookd's own entries.",
         _install,
     ),
     "uninstall": (
@@ -150,7 +153,9 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "post stdin to the daemon as EVENT's input (a command hook shim)",
         "Read a hook input on stdin, post it to the daemon of HOOKS (starting it "
         "if needed) and answer as a Claude Code command hook: the output JSON with exit 0; "
-        "exit 2 and the reason on stderr when a guarded event cannot be answered.",
+        "exit 2 and the reason on stderr when a guarded event (PreToolUse, PermissionRequest, "
+        "UserPromptSubmit) cannot be answered, unless --fail-open. With $HOOKD_RECORD_ID set "
+        "(by `hookd record`), the post asks the daemon to record this session.",
         _call,
     ),
 }

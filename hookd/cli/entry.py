@@ -1,7 +1,8 @@
-"""The ``hookd`` console script: ``hookd up``'s fast path, else the full command line.
+"""The ``hookd`` console script: the fast paths of ``up`` and ``call``, else the full command line.
 
-Claude Code runs ``hookd up`` at SessionStart and on every prompt; when the
-daemon already answers, :func:`hookd.daemon.fastup.quick_up` says so without the
+Claude Code runs the ``hookd call`` shim at SessionStart and on every prompt; when
+the daemon already answers, :func:`hookd.daemon.fastcall.quick_call` passes the event
+on (and :func:`hookd.daemon.fastup.quick_up` answers ``hookd up``) without the
 parsers (argparse alone is a third of the command's start-up).
 """
 
@@ -19,6 +20,12 @@ def main() -> int:
         from hookd.daemon.fastup import quick_up
 
         done = quick_up(words[1:])
+        if done is not None:
+            return done
+    elif words[:1] == ["call"]:
+        from hookd.daemon.fastcall import quick_call
+
+        done = quick_call(words[1:])
         if done is not None:
             return done
     from hookd.cli.main import main as full_main

@@ -53,8 +53,15 @@ Run COMMAND and record the protocol traffic into a transcript that
   --via env     COMMAND is a CLI that spawns `hookd serve` itself: the recorder
                 sets HOOKD_RECORD=FILE and hookd serve records its own session
                 ({pid} in FILE becomes each server's process id).
-  --via auto    proxy for a `hookd serve` command, env otherwise, and for
-                `hookd serve --http` (which records its HTTP exchanges) (default).
+  --via daemon  COMMAND is `claude` in a project where `hookd install` wrote the
+                settings: the module's daemon (started if needed) records the
+                session COMMAND runs, from its SessionStart to its end, and no
+                other session, into an http transcript; the file is closed when
+                COMMAND exits.
+  --via auto    proxy for a `hookd serve` command, env for `hookd serve --http`
+                (which records its HTTP exchanges), daemon when the settings read
+                from here hold entries `hookd install` wrote (for one module:
+                several are an error), env otherwise (default).
 
 The exit status is COMMAND's.
 """
@@ -63,6 +70,7 @@ EPILOG = """\
 examples:
   hookd record --out session.jsonl -- hookd serve hooks.py
   hookd record --out session.jsonl -- my-cli --hooks-sidecar "hookd serve hooks.py"
+  hookd record --out session.jsonl -- claude      # after hookd install
   hookd replay session.jsonl
 """
 
@@ -71,7 +79,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="FILE", help="transcript to write")
     p.add_argument(
         "--via",
-        choices=["auto", "proxy", "env"],
+        choices=["auto", "proxy", "env", "daemon"],
         default="auto",
         help="how to record (see above; default: auto)",
     )
@@ -108,9 +116,11 @@ def record_main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    via = args.via
+    if via in ("auto", "daemon") and serve_invocation(command) is None:
+        return _record_daemon(command, args.out, required=via == "daemon")
     from hookd.host.record import record_env, record_proxy
 
-    via = args.via
     if via == "auto":
         serve = serve_invocation(command)
         over_http = serve is not None and any(a.split("=")[0] == "--http" for a in serve)
@@ -118,3 +128,27 @@ def record_main(args: argparse.Namespace) -> int:
     if via == "env":
         return record_env(command, args.out)
     return record_proxy(command, args.out, proxy_header(command, Path(args.out)))
+
+
+def _record_daemon(command: list[str], out: str, *, required: bool) -> int:
+    """Record through the installed daemon; ``--via env`` when none is installed (auto)."""
+    from hookd.daemon.recording import installed_here, record_daemon
+
+    found = installed_here(Path.cwd())
+    if len(found) == 1:
+        return record_daemon(command, out, found[0])
+    if found:
+        names = ", ".join(f.hooks for f in found)
+        print(
+            f"hookd record: error: several hookd modules are installed here ({names}); "
+            "record one session at a time from a project that installs one",
+            file=sys.stderr,
+        )
+        return 2
+    if required:
+        print("hookd record: error: --via daemon: no `hookd install` entries in the settings "
+              "read from here", file=sys.stderr)  # fmt: skip
+        return 2
+    from hookd.host.record import record_env
+
+    return record_env(command, out)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import _socket
 
-__all__ = ["Reply", "Unreachable", "get_json", "request"]
+__all__ = ["HOOK_TIMEOUT_S", "Reply", "Unreachable", "get_json", "request"]
 
 MAX_REPLY_BYTES = 64 * 1024 * 1024
+#: A shim waits for a hook's answer as long as the CLI lets it run (its entry's ``timeout``).
+HOOK_TIMEOUT_S = 24 * 3600.0
 
 
 class Unreachable(Exception):
@@ -43,8 +45,9 @@ def request(
     token: str | None,
     body: bytes = b"",
     timeout_s: float = 5.0,
+    headers: tuple[tuple[str, str], ...] = (),
 ) -> Reply:
-    """Send one request and read the whole answer."""
+    """Send one request (with ``headers`` besides hookd's own) and read the whole answer."""
     head = [
         f"{method} {path} HTTP/1.1",
         f"Host: {host}:{port}",
@@ -54,6 +57,7 @@ def request(
     ]
     if token is not None:
         head.append(f"Authorization: Bearer {token}")
+    head += [f"{name}: {value}" for name, value in headers]
     data = ("\r\n".join(head) + "\r\n\r\n").encode() + body
     sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
     try:

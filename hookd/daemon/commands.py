@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from hookd.daemon.client import Reply, Unreachable, request
+from hookd.daemon.client import HOOK_TIMEOUT_S, Reply, Unreachable, request
 from hookd.daemon.lifecycle import (
     DaemonError,
     Running,
@@ -32,9 +32,9 @@ from hookd.daemon.paths import (
     read_json,
     read_token,
 )
-from hookd.daemon.where import HOST, TOKEN_ENV
+from hookd.daemon.where import HOST, RECORD_HEADER, RECORD_ID_ENV, TOKEN_ENV
 
-__all__ = ["call_main", "down_main", "status_main", "up_main"]
+__all__ = ["call_main", "daemon_port", "down_main", "shim_failure", "status_main", "up_main"]
 
 #: Events a failed shim blocks (exit 2); elsewhere a failure is a non-blocking error (exit 1).
 _BLOCKING = frozenset({"PreToolUse", "PermissionRequest", "UserPromptSubmit"})
@@ -60,7 +60,8 @@ def _token(paths: DaemonPaths, from_env: bool) -> str:
     return stored
 
 
-def _port(paths: DaemonPaths, given: int | None) -> int:
+def daemon_port(paths: DaemonPaths, given: int | None) -> int:
+    """``given``, else the port of the module's install, of its running daemon, or its own."""
     if given is not None:
         return given
     for source in (read_json(paths.record), read_json(paths.ready)):
@@ -72,7 +73,7 @@ def _port(paths: DaemonPaths, given: int | None) -> int:
 
 def _options(paths: DaemonPaths, args: argparse.Namespace) -> StartOptions:
     return StartOptions(
-        port=_port(paths, args.port),
+        port=daemon_port(paths, args.port),
         token=_token(paths, args.token_env),
         token_from_env=args.token_env,
         idle_exit_s=args.idle_exit,
@@ -116,15 +117,25 @@ def call_main(args: argparse.Namespace) -> int:
 
 
 def _post(options: StartOptions, event: str, body: bytes) -> Reply | None:
+    recording = os.environ.get(RECORD_ID_ENV)
+    headers = ((RECORD_HEADER, recording),) if recording else ()
     try:
-        return request(HOST, options.port, "POST", f"/hook/{event}", token=options.token, body=body)
+        return request(
+            HOST, options.port, "POST", f"/hook/{event}", token=options.token, body=body,
+            timeout_s=HOOK_TIMEOUT_S, headers=headers,
+        )  # fmt: skip
     except Unreachable:
         return None
 
 
 def _shim_failure(args: argparse.Namespace, message: str) -> int:
-    if args.event in _BLOCKING and not args.fail_open:
-        print(f"hookd call {args.event}: blocked: {message}", file=sys.stderr)
+    return shim_failure(args.event, args.fail_open, message)
+
+
+def shim_failure(event: str, fail_open: bool, message: str) -> int:
+    """Report a shim that got no answer: exit 2 (blocking) on a guarded event, else 1."""
+    if event in _BLOCKING and not fail_open:
+        print(f"hookd call {event}: blocked: {message}", file=sys.stderr)
         return 2
     return _fail("call", message)
 

@@ -23,7 +23,7 @@ from typing import Any
 from hookd.daemon import settings as entries_mod
 from hookd.daemon.lifecycle import default_port, probe
 from hookd.daemon.paths import DaemonPaths, port_field, read_json, read_token, write_private
-from hookd.daemon.settings import EventHooks, Target
+from hookd.daemon.settings import COMMAND_EVENTS, ROUTED_EVENTS, EventHooks, Target
 from hookd.daemon.where import HOST, module_key
 
 __all__ = [
@@ -105,30 +105,41 @@ def hookd_command() -> list[str]:
     return [sys.executable, "-m", "hookd"]
 
 
-def event_hooks(module: Path) -> list[EventHooks]:
-    """Per event, what the settings need to know about the module's hooks."""
+def event_hooks(module: Path, *, route_all: bool) -> tuple[list[EventHooks], list[str]]:
+    """Per event to route, what the settings need to know about the module's hooks for it.
+
+    With ``route_all``, every routed and shim event is there, with or without hooks at install
+    time (a later save may add some); else SessionStart (which starts the daemon) and the
+    events the module handles. The module's other events too. Then the events the module has
+    hooks for.
+    """
     from hookd.core.loader import load_hooks
+    from hookd.core.registration import BLOCKING_BY_DEFAULT
     from hookd.errors import HookdError
 
     try:
         registry = load_hooks(str(module))
     except HookdError as exc:
         raise InstallError(str(exc)) from None
-    by_event: dict[str, list[Any]] = {}
+    always = (*COMMAND_EVENTS, *ROUTED_EVENTS) if route_all else ("SessionStart",)
+    by_event: dict[str, list[Any]] = {e: [] for e in always}
     for reg in registry.registrations():
         by_event.setdefault(reg.event, []).append(reg)
     if registry.can_use_tool is not None:
         by_event.setdefault("PermissionRequest", [])
-    return [
+    routed = [
         EventHooks(
             event,
             tuple(r.timeout_s for r in regs) or (registry.default_timeout_s,),
             tuple(r.matcher for r in regs) or (None,),
-            blocks=any(r.on_failure == "block" for r in regs) or not regs,
+            blocks=any(r.on_failure == "block" for r in regs)
+            or (not regs and event in BLOCKING_BY_DEFAULT),
             sequential=any(r.sequential for r in regs),
+            least_s=registry.default_timeout_s,
         )
         for event, regs in by_event.items()
     ]
+    return routed, [event for event, regs in by_event.items() if regs]
 
 
 def backup_of(path: Path) -> Path:
@@ -207,7 +218,7 @@ def _target(paths: DaemonPaths, where: Where, port: int, fail_open: bool) -> Tar
 def install(paths: DaemonPaths, where: Where, *, port: int | None, fail_open: bool) -> Installed:
     """Write the module's entries into ``where``'s settings file."""
     path = where.path
-    events = event_hooks(paths.module)
+    events, handled = event_hooks(paths.module, route_all=not where.shared)
     chosen = pick_port(paths, port)
     target = _target(paths, where, chosen, fail_open)
     current = read_settings(path)
@@ -220,7 +231,7 @@ def install(paths: DaemonPaths, where: Where, *, port: int | None, fail_open: bo
     except ValueError as exc:
         raise InstallError(f"{path}: {exc}") from None
     write_settings(path, value, mode=mode)
-    return Installed(path, [e.event for e in events], chosen, target.token is not None)
+    return Installed(path, handled, chosen, target.token is not None)
 
 
 def _mode(path: Path, *, secret: bool) -> int:

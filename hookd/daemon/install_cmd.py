@@ -65,14 +65,19 @@ def _install(module: Path, args: argparse.Namespace) -> tuple[DaemonPaths, Insta
 
 
 def _report(done: Installed, scope: str) -> None:
-    events = ", ".join(done.events) or "no events"
     if scope == "project":
+        events = ", ".join(["SessionStart", *(e for e in done.events if e != "SessionStart")])
         print(f"hookd: {_shown(done.path)}: {events} -> `hookd call EVENT` (every checkout its "
               "own daemon, port and per-user token; `hookd` must be on PATH)")  # fmt: skip
-        print("hookd: SessionStart runs `hookd up`; a shim starts the daemon when it is down")
+        print("hookd: each shim starts the daemon when it is down, then passes the event on; "
+              "install again after adding an event or a tool to the module")  # fmt: skip
     else:
-        print(f"hookd: {_shown(done.path)}: {events} -> http://127.0.0.1:{done.port}/hook/EVENT")
-        print("hookd: SessionStart and each prompt run `hookd up`, which starts the daemon")
+        events = ", ".join(done.events) or "no events yet"
+        url = f"http://127.0.0.1:{done.port}/hook/EVENT"
+        print(f"hookd: {_shown(done.path)}: every tool and event -> {url}; the daemon matches "
+              f"them against the module's hooks ({events})")  # fmt: skip
+        print("hookd: SessionStart and each prompt run `hookd call`, which starts the daemon if "
+              "needed, then passes the event on")  # fmt: skip
     if done.secret:
         note = git_note([done.path, done.path.with_name(done.path.name + ".hookd.bak")])
         if note is not None:

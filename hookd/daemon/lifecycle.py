@@ -20,7 +20,8 @@ from pathlib import Path
 
 from hookd.daemon.client import Unreachable, get_json
 from hookd.daemon.paths import DaemonPaths, read_json
-from hookd.daemon.where import HOST
+from hookd.daemon.where import HOST, RECORD_ID_ENV
+from hookd.transcript import RECORD_ENV
 
 TYPE_CHECKING = False  # without importing typing
 if TYPE_CHECKING:
@@ -210,7 +211,8 @@ def _start(paths: DaemonPaths, options: StartOptions) -> Running:
     import subprocess
 
     _rotate(paths.log)
-    env = dict(os.environ)
+    # A recording belongs to the session that asked for it, never to the daemon's whole life.
+    env = {k: v for k, v in os.environ.items() if k not in (RECORD_ENV, RECORD_ID_ENV)}
     if options.token_from_env:
         env["HOOKD_TOKEN"] = options.token
     log_fd = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

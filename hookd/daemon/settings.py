@@ -21,6 +21,7 @@ __all__ = [
     "COMMAND_EVENTS",
     "MODULE",
     "ON_FAILURE_EVENTS",
+    "ROUTED_EVENTS",
     "EventHooks",
     "Target",
     "entries",
@@ -31,12 +32,29 @@ __all__ = [
 
 JsonObject = dict[str, Any]
 
-#: Events the CLI never sends to an http hook: served through ``hookd call``.
-COMMAND_EVENTS = ("SessionStart", "Setup")
+#: Events served through the ``hookd call`` shim, whatever the module holds: the CLI never
+#: sends SessionStart and Setup to an http hook, and the prompt's shim starts the daemon before
+#: it forwards the prompt (an http hook run beside a starting daemon would find no one there).
+COMMAND_EVENTS = ("SessionStart", "Setup", "UserPromptSubmit")
+#: Events routed to the daemon with no matcher, whatever the module holds at install time: the
+#: daemon matches, so a hook or an event added by a later save is served. Left out, and routed
+#: only when the module has them at install: the events whose mere hook changes what the CLI
+#: does (CwdChanged and FileChanged start watchers, and FileChanged's matcher names the files;
+#: WorktreeCreate and WorktreeRemove replace git's own; ConfigChange holds settings edits for
+#: review; MessageDisplay is called for every streamed piece of text).
+ROUTED_EVENTS = (
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "PermissionRequest",
+    "PermissionDenied", "Notification", "UserPromptExpansion", "Stop", "StopFailure",
+    "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "PreModelSwitch",
+    "PostModelSwitch", "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation",
+    "ElicitationResult", "InstructionsLoaded", "DirectoryAdded", "SessionEnd",
+)  # fmt: skip
 #: Events on which the CLI honours ``"onFailure": "block"``.
 ON_FAILURE_EVENTS = frozenset(
     {"PreToolUse", "PermissionRequest", "UserPromptSubmit", "PostToolUse"}
 )
+#: Shims that block what they guard when the daemon cannot answer (exit 2), unless fail-open.
+_BLOCKING_SHIMS = frozenset({"UserPromptSubmit"})
 #: Seconds allowed to ``hookd up`` (and to a shim that may have to start the daemon).
 START_BUDGET_S = 30
 #: Seconds added to a hook's own timeout for the trip to the daemon and back.
@@ -53,12 +71,13 @@ class EventHooks:
     matchers: tuple[str | None, ...]
     blocks: bool
     sequential: bool = False
+    least_s: float = 0.0  # the default hook timeout: room for a hook a later save adds
 
     @property
     def budget_s(self) -> int:
         """The longest the daemon may take for the event: the hooks run at once or in turn."""
         total = sum(self.timeouts_s) if self.sequential else max(self.timeouts_s, default=0)
-        return math.ceil(total) + TRANSPORT_MARGIN_S
+        return math.ceil(max(total, self.least_s)) + TRANSPORT_MARGIN_S
 
     @property
     def matcher(self) -> str | None:
@@ -112,7 +131,7 @@ class Target:
         """The ``hookd call`` command handler of ``e``."""
         portable, blocks = self.port is None, self.blocks(e)
         words = ["call", e.event, "--hooks", MODULE]
-        if portable and not blocks:
+        if not blocks and (portable or e.event in _BLOCKING_SHIMS):
             words.append("--fail-open")
         out = {"type": "command", "command": self.command(*words),
                "timeout": e.budget_s + START_BUDGET_S}  # fmt: skip
@@ -120,17 +139,21 @@ class Target:
             out["onFailure"] = "block"
         return out
 
+    def matcher(self, e: EventHooks) -> str | None:
+        """The group's matcher: none on a routed event (the daemon matches), except in
+        project scope, where every call is a process and only the module's tools are sent."""
+        routed = e.event in ROUTED_EVENTS or e.event in COMMAND_EVENTS
+        return None if routed and self.port is not None else e.matcher
+
     def blocks(self, e: EventHooks) -> bool:
         """Whether a failure to answer ``e`` blocks the action."""
         return e.blocks and not self.fail_open and e.event in ON_FAILURE_EVENTS
 
 
 def entries(target: Target, events: Iterable[EventHooks]) -> dict[str, list[JsonObject]]:
-    """The matcher groups to add, by event."""
+    """The matcher groups to add, by event: ``events`` holds one entry per event to route."""
     out: dict[str, list[JsonObject]] = {}
-    by_event = {e.event: e for e in events}
-    up = {"type": "command", "command": target.command("up", "--quiet", MODULE)}
-    for e in by_event.values():
+    for e in events:
         if e.event in COMMAND_EVENTS or target.port is None:
             handler = target.shim(e)
         else:
@@ -138,14 +161,7 @@ def entries(target: Target, events: Iterable[EventHooks]) -> dict[str, list[Json
             handler |= target.headers()
             if target.blocks(e):
                 handler["onFailure"] = "block"
-        out.setdefault(e.event, []).append(_group(handler, e.matcher))
-    if "SessionStart" not in by_event:  # the shim starts the daemon itself
-        out["SessionStart"] = [_group({**up, "timeout": START_BUDGET_S}, None)]
-    if target.port is not None:  # (every shim starts the daemon itself)
-        # Each prompt makes sure the daemon still runs (it may have exited when idle).
-        out.setdefault("UserPromptSubmit", []).insert(
-            0, _group({**up, "timeout": START_BUDGET_S}, None)
-        )
+        out.setdefault(e.event, []).append(_group(handler, target.matcher(e)))
     return out
 
 

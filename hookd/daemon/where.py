@@ -14,6 +14,8 @@ import sys
 __all__ = [
     "APP",
     "HOST",
+    "RECORD_HEADER",
+    "RECORD_ID_ENV",
     "TOKEN_ENV",
     "leading_pid",
     "module_key",
@@ -28,6 +30,10 @@ APP = "hookd"
 HOST = "127.0.0.1"
 #: The token in project scope, where settings shared through git cannot carry it.
 TOKEN_ENV = "HOOKD_TOKEN"
+#: Set by ``hookd record`` for the session it wraps: the id of the daemon's recording. The shims
+#: pass it on in :data:`RECORD_HEADER`, and the daemon records the session they post for.
+RECORD_ID_ENV = "HOOKD_RECORD_ID"
+RECORD_HEADER = "X-Hookd-Record"
 
 
 def module_key(module: str) -> str:

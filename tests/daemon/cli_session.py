@@ -4,20 +4,22 @@ that ``hookd install`` wrote into a private project, offline against the fake AP
 from __future__ import annotations
 
 import json
+import queue
 import shutil
 import subprocess
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tests.daemon.support import Box, hookd
-from tests.support.claude_cli import MODEL, cli_env
+from tests.support.claude_cli import MODEL, cli_args, cli_env, user_message
 from tests.support.fake_anthropic import FakeAnthropic, Script, message_texts
 from tests.support.stream import StreamMessages
 
-__all__ = ["HOOKS_DIR", "CliRun", "installed", "run_cli", "stream_of"]
+__all__ = ["HOOKS_DIR", "CliRun", "installed", "run_cli", "run_cli_prompts", "stream_of"]
 
 HOOKS_DIR = Path(__file__).resolve().parents[1] / "hooks"
 SESSION_TIMEOUT_S = 120.0
@@ -104,3 +106,51 @@ def run_cli(
         )
     messages = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     return CliRun(done.returncode, messages, done.stderr, api)
+
+
+def run_cli_prompts(
+    claude: Path,
+    box: Box,
+    script: Script,
+    prompts: Sequence[str],
+    between: Callable[[int], None],
+) -> CliRun:
+    """One stream-json session submitting ``prompts`` one after another; ``between(n)`` runs
+    after prompt ``n`` has its result and before the next one is sent."""
+    with FakeAnthropic(script) as api:
+        argv = [*cli_args(claude), "--debug-file", str(box.root / "cli-debug.txt")]
+        proc = subprocess.Popen(
+            argv, cwd=box.project, env=cli_environment(box, api), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=_read_lines, args=(proc.stdout, lines), daemon=True).start()
+        messages: list[JsonObject] = []
+        try:
+            for n, prompt in enumerate(prompts):
+                if n:
+                    between(n - 1)
+                proc.stdin.write(json.dumps(user_message(prompt)) + "\n")
+                proc.stdin.flush()
+                messages += _until_result(lines)
+            proc.stdin.close()
+            returncode = proc.wait(timeout=SESSION_TIMEOUT_S)
+        finally:
+            proc.kill()
+        stderr = proc.stderr.read()
+    return CliRun(returncode, messages, stderr, api)
+
+
+def _read_lines(stream: IO[str], lines: queue.Queue[str]) -> None:
+    for line in stream:
+        lines.put(line)
+
+
+def _until_result(lines: queue.Queue[str]) -> list[JsonObject]:
+    out: list[JsonObject] = []
+    while not out or out[-1].get("type") != "result":
+        line = lines.get(timeout=SESSION_TIMEOUT_S)
+        if line.startswith("{"):
+            out.append(json.loads(line))
+    return out

@@ -105,3 +105,54 @@ def test_other_words_get_the_full_parser(box: Box, module: Path, words: list[str
     else:
         messages = [line for line in done.stderr.splitlines() if not line.startswith("import time")]
         assert done.returncode == 2 and messages[-1].split(": error: ")[0] in ("hookd", "hookd up")
+
+
+PROMPT = {
+    "session_id": "s-fast",
+    "transcript_path": "/tmp/t.jsonl",
+    "cwd": "/",
+    "hook_event_name": "UserPromptSubmit",
+    "prompt": "hello",
+}
+
+
+def call_with_imports(
+    box: Box, *args: str, stdin: str
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", HOOKD, "call", *args],
+        input=stdin, capture_output=True, text=True, env=box.env(), timeout=60, check=False,
+    )  # fmt: skip
+    lines = done.stderr.splitlines()
+    imported = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+    return done, imported
+
+
+@pytest.mark.req("R-D62")
+def test_the_prompt_shim_is_answered_without_the_parsers(box: Box, module: Path) -> None:
+    port = str(free_ports(1)[0])
+    assert hookd(box, "up", str(module), "--port", port).returncode == 0
+    words = ["UserPromptSubmit", "--hooks", str(module), "--port", port]
+    fast, imported = call_with_imports(box, *words, stdin=json.dumps(PROMPT))
+    assert fast.returncode == 0, fast.stderr
+    assert "hookd.daemon.fastcall" in imported
+    assert sorted(m for m in imported if m.split(".")[0] in PARSING) == []
+    full, imported = call_with_imports(box, *words[:-2], f"--port={port}", stdin=json.dumps(PROMPT))
+    assert "argparse" in imported
+    assert fast.stdout == full.stdout == "{}"
+
+
+@pytest.mark.req("R-D62", "R-D20")
+def test_the_prompt_shim_starts_a_stopped_daemon_with_the_same_input(
+    box: Box, module: Path
+) -> None:
+    port = str(free_ports(1)[0])
+    assert hookd(box, "up", str(module), "--port", port).returncode == 0
+    assert hookd(box, "down").returncode == 0
+    words = ["UserPromptSubmit", "--hooks", str(module), "--port", port]
+    done, imported = call_with_imports(box, *words, stdin=json.dumps(PROMPT))
+    assert done.returncode == 0, done.stderr
+    assert "hookd.daemon.fastcall" in imported and "argparse" in imported  # then the full path
+    assert done.stdout == "{}"
+    status = json.loads(hookd(box, "status", "--json").stdout)
+    assert status[0]["requests"] == 1  # posted once, to the daemon it started

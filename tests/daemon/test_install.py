@@ -14,6 +14,8 @@ import pytest
 from tests.daemon.support import HOOKD, Box, hookd, read_settings
 
 HOOKS_DIR = Path(__file__).resolve().parents[1] / "hooks"
+#: Events routed to the daemon whatever the module holds (hookd/daemon/settings.py).
+ROUTED = ("PreToolUse", "PostToolUse", "PermissionRequest", "Stop", "SubagentStop", "SessionEnd")
 
 OTHER = {
     "model": "claude-sonnet-4-5",
@@ -56,19 +58,36 @@ def test_local_install_writes_one_http_entry_per_event(box: Box) -> None:
     assert "/hook/PostToolUse?hookd=" in post["url"]
     assert pre["headers"] == {"Authorization": f"Bearer {token}"}
     assert "allowedEnvVars" not in pre
-    assert pre["timeout"] == 6 and post["timeout"] == 13  # the hook's timeout + 1 s
+    assert pre["timeout"] == post["timeout"] == 31  # the default hook timeout + 1 s
     assert pre["onFailure"] == "block" and "onFailure" not in post
-    groups = settings["hooks"]["PreToolUse"]
-    assert groups[0]["matcher"] == "Bash"
-    assert settings["hooks"]["PostToolUse"][0]["matcher"] == "Bash|Write"
+    for event in ROUTED:  # every tool, and events the module has no hook for yet
+        (group,) = settings["hooks"][event]
+        assert "matcher" not in group and group["hooks"][0]["type"] == "http"
     (shim,) = handlers(settings, "SessionStart")
     assert shim["type"] == "command"
     assert shim["command"].startswith(f"{HOOKD} call SessionStart --hooks {module} --port ")
-    (up,) = handlers(settings, "UserPromptSubmit")
-    assert up["command"].startswith(f"{HOOKD} up --quiet {module} --port ")
+    (prompt,) = handlers(settings, "UserPromptSubmit")
+    assert prompt["command"].startswith(f"{HOOKD} call UserPromptSubmit --hooks {module} --port ")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # it holds the token
     assert stat.S_IMODE(Path(box.daemon_dirs()[0] / "token").stat().st_mode) == 0o600
     assert str(path.relative_to(box.project)) in done.stdout
+
+
+@pytest.mark.req("R-D03")
+def test_an_entry_timeout_covers_the_longest_hook(box: Box) -> None:
+    module = hooks_file(box)
+    module.write_text(
+        "from hookd import HookMatcher\n"
+        "async def slow(i, t, c): return None\n"
+        "hooks = {'PreToolUse': [HookMatcher(matcher='Bash', hooks=[slow], timeout=44.5)],\n"
+        "         'SessionStart': [HookMatcher(hooks=[slow], timeout=40)]}\n"
+    )
+    assert hookd(box, "install", ".claude/hooks.py", "--no-start").returncode == 0
+    settings = read_settings(box.project / ".claude" / "settings.local.json")
+    (pre,) = handlers(settings, "PreToolUse")
+    (shim,) = handlers(settings, "SessionStart")
+    assert pre["timeout"] == 46  # rounded up, + 1 s
+    assert shim["timeout"] == 41 + 30  # + the time to start the daemon
 
 
 @pytest.mark.req("R-D04")
@@ -82,7 +101,9 @@ def test_every_on_failure_written_is_a_value_the_cli_accepts(box: Box) -> None:
             if "onFailure" in h
         ]  # fmt: skip
         assert set(written) <= {"block", "continue"}
-        assert written == ([] if extra else ["block"])
+        assert written == ([] if extra else ["block", "block"])  # PreToolUse, PermissionRequest
+        (prompt,) = handlers(settings, "UserPromptSubmit")
+        assert ("--fail-open" in prompt["command"]) == bool(extra)
 
 
 @pytest.mark.req("R-D06")
@@ -99,7 +120,7 @@ def test_install_is_idempotent_and_keeps_other_entries(box: Box) -> None:
     assert path.read_text() == first
     settings = read_settings(path)
     assert settings["model"] == OTHER["model"] and settings["permissions"] == OTHER["permissions"]
-    assert handlers(settings, "Stop") == [{"type": "command", "command": "notify.sh"}]
+    assert handlers(settings, "Stop")[0] == {"type": "command", "command": "notify.sh"}
     pre = handlers(settings, "PreToolUse")
     assert pre[0] == {"type": "command", "command": "lint.sh"} and len(pre) == 2
 
@@ -111,10 +132,12 @@ def test_uninstall_takes_back_exactly_what_install_added(box: Box) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(OTHER))
     assert hookd(box, "install", ".claude/hooks.py", "--no-start").returncode == 0
+    added = read_settings(path)["hooks"]
+    count = sum(len(hookd_handlers({"hooks": added}, event)) for event in added)
     done = hookd(box, "uninstall", ".claude/hooks.py")
     assert done.returncode == 0, done.stderr
     assert read_settings(path) == OTHER
-    assert "removed 4 hookd entries" in done.stdout
+    assert f"removed {count} hookd entries" in done.stdout
 
 
 @pytest.mark.req("R-D07")

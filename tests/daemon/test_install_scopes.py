@@ -73,6 +73,21 @@ def test_project_scope_names_nothing_of_this_checkout_or_user(box: Box) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
 
 
+@pytest.mark.req("R-D08")
+def test_project_scope_routes_only_what_the_module_handles(box: Box) -> None:
+    module_in(box.project)  # PreToolUse on Bash, PostToolUse on Bash|Write, SessionStart
+    done = hookd(box, "install", ".claude/hooks.py", "--scope", "project", "--no-start")
+    assert done.returncode == 0, done.stderr
+    hooks = read_settings(box.project / ".claude" / "settings.json")["hooks"]
+    assert isinstance(hooks, dict)
+    assert sorted(hooks) == ["PostToolUse", "PreToolUse", "SessionStart"]
+    matchers = {event: [g.get("matcher") for g in groups] for event, groups in hooks.items()}
+    assert matchers == {"PreToolUse": ["Bash"], "PostToolUse": ["Bash|Write"],
+                        "SessionStart": [None]}  # fmt: skip
+    (start,) = hooks["SessionStart"][0]["hooks"]
+    assert start["command"].startswith("hookd call SessionStart --hooks ")
+
+
 @pytest.mark.real_cli
 @pytest.mark.req("R-D08", "R-D09")
 def test_a_second_checkout_is_guarded_by_its_own_module(claude: Path, box: Box) -> None:

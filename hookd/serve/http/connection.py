@@ -24,7 +24,7 @@ from hookd.serve.http.codec import NEED_DATA, Codec, Head, Phase, Refusal, Reque
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.gate import Gate, Route
 from hookd.serve.http.heads import HeadCache
-from hookd.serve.http.record import HttpRecorder
+from hookd.serve.http.session_record import SessionRecordings
 
 __all__ = ["Connection", "linger"]
 
@@ -44,7 +44,7 @@ class Server(Protocol):
     gate: Gate
     heads: HeadCache
     hooks: Hooks
-    recorder: HttpRecorder | None
+    recorder: SessionRecordings | None
 
     def activity(self, delta: int) -> None: ...
 
@@ -89,7 +89,18 @@ class Connection:
         request = await self._read()
         if not isinstance(request, Request):
             return await self._refuse_or_close(request)
+        if route.kind == "record":
+            return await self._answer_record(route, request)
         return await self._answer_hook(route, request)
+
+    async def _answer_record(self, route: Route, request: Request) -> bool:
+        recorder = self.server.recorder
+        if recorder is None:
+            status, body = 404, _encoder.encode({"error": "this server does not record"})
+        else:
+            status, body = recorder.control(route.event or "", request.body)
+        await self._send(self.codec.answer(status, body))
+        return self.codec.next_cycle()
 
     async def _answer_hook(self, route: Route, request: Request) -> bool:
         server = self.server

@@ -18,6 +18,7 @@ from hookd.serve.http.codec import Head, Refusal
 __all__ = ["Gate", "Route", "host_is_loopback"]
 
 _HOOK_PATH: Final = re.compile(rb"/hook/([A-Za-z][A-Za-z0-9_]{0,63})")
+_RECORD_PATHS: Final = {b"/record/start": "start", b"/record/stop": "stop"}
 _HOST_PORT: Final = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[^:\[\]]+))(?::\d{1,5})?")
 _LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost."})
 _HOST_CACHE: Final = 256
@@ -25,13 +26,15 @@ _HOST_CACHE: Final = 256
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """Where an accepted request goes: ``hook`` (with its URL event) or ``status``."""
+    """Where an accepted request goes: ``hook`` (with its URL event), ``status``, or
+    ``record`` (with ``start`` or ``stop`` as its event)."""
 
     kind: str
     event: str | None = None
 
 
 STATUS: Final = Route("status")
+_POST_ONLY: Final = Refusal(405, "/record/start and /record/stop take POST")
 
 
 def host_is_loopback(host: str) -> bool:
@@ -106,6 +109,9 @@ class Gate:
             if head.method != b"GET":
                 return Refusal(405, "/status takes GET")
             return STATUS
+        action = _RECORD_PATHS.get(path)
+        if action is not None:
+            return Route("record", action) if head.method == b"POST" else _POST_ONLY
         found = _HOOK_PATH.fullmatch(path)
         if found is None:
             return Refusal(404, "no such path: hooks are posted to /hook/<EventName>")

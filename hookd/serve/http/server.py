@@ -24,7 +24,7 @@ from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.connection import Connection, linger
 from hookd.serve.http.gate import Gate
 from hookd.serve.http.heads import HeadCache
-from hookd.serve.http.record import HttpRecorder
+from hookd.serve.http.session_record import SessionRecordings
 
 __all__ = ["HttpConfig", "HttpServer"]
 
@@ -43,7 +43,7 @@ class HttpServer:
         gate: Gate,
         config: HttpConfig,
         *,
-        recorder: HttpRecorder | None = None,
+        recorder: SessionRecordings | None = None,
     ) -> None:
         self.hooks = hooks
         self.gate = gate

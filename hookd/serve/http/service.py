@@ -30,6 +30,7 @@ from hookd.serve.http.gate import Gate
 from hookd.serve.http.holder import RegistryHolder
 from hookd.serve.http.record import recorder_from_env
 from hookd.serve.http.server import HttpServer
+from hookd.serve.http.session_record import SessionRecordings
 
 __all__ = ["TOKEN_ENV", "parse_address", "read_token", "run_http", "write_ready_file"]
 
@@ -152,13 +153,15 @@ def run_http(args: argparse.Namespace, background: Sequence[Background] = ()) ->
     )
     gate = Gate(token, extra_hosts=(address.host,) if address.explicit else ())
     hooks = Hooks(RegistryHolder(registry, module or args.hooks), validate=args.validate)
-    recorder = recorder_from_env(args.hooks, _serve_args(args.hooks))
+    serve_args = _serve_args(args.hooks)
+    recorder = SessionRecordings(
+        recorder_from_env(args.hooks, serve_args), module or args.hooks, serve_args
+    )
     server = HttpServer(hooks, gate, config, recorder=recorder)
     try:
         error = _run_trio(server, args.ready_file, background)
     finally:
-        if recorder is not None:
-            recorder.close()
+        recorder.close()
         hookd_log.flush()
     if error is not None:
         reason = error.strerror or str(error)

@@ -94,3 +94,44 @@ async def test_hookd_record_records_an_http_server_through_the_environment(
         assert await proc.wait() == 0  # --idle-exit ended the server, and the recorder
     assert json.loads(out.read_text().splitlines()[0])["mode"] == "http"
     assert replay(out).returncode == 0
+
+
+def _json(obj: dict[str, str]) -> bytes:
+    return json.dumps(obj).encode()
+
+
+@pytest.mark.req("R-D63")
+async def test_a_recording_asked_for_takes_only_the_session_it_binds(tmp_path: Path) -> None:
+    out = tmp_path / "one-session.jsonl"
+    async with serve_http(tmp_path) as served:
+        client = await served.client()
+        bad = [
+            await client.request("POST", "/record/start", _json({"id": "r1", "out": "rel.jsonl"})),
+            await client.request("POST", "/record/start", b"{oops"),
+            await client.request("POST", "/record/stop", _json({"id": "nope"})),
+        ]
+        assert [r.status for r in bad[:2]] == [400, 400] and bad[2].status == 404
+        client = await served.client()
+        refused = await client.request("POST", "/record/start", b"{}", token="wrong")
+        assert refused.status == 401
+        client = await served.client()
+        started = await client.request(
+            "POST", "/record/start", _json({"id": "r1", "out": str(out)})
+        )
+        assert started.status == 200, started.body
+        assert (await client.post("PreToolUse", pre("ls", session="before"))).status == 200
+        bind = [("X-Hookd-Record", "r1")]
+        assert (
+            await client.post("PreToolUse", pre("ls", session="mine"), headers=bind)
+        ).status == 200
+        assert (await client.post("PreToolUse", pre("ls", session="other"))).status == 200
+        assert (await client.post("PreToolUse", pre("rm -rf /", session="mine"))).status == 200
+        stopped = await client.request("POST", "/record/stop", _json({"id": "r1"}))
+        assert stopped.status == 200 and stopped.json()["requests"] == 2
+        assert (await client.post("PreToolUse", pre("ls", session="mine"))).status == 200
+    header, *entries = [json.loads(line) for line in out.read_text().splitlines()]
+    assert header["mode"] == "http"
+    sent = [e["msg"]["tool_input"]["command"] for e in entries if e["dir"] == "cli->hookd"]
+    assert sent == ["ls", "rm -rf /"]
+    assert {e["msg"]["session_id"] for e in entries if e["dir"] == "cli->hookd"} == {"mine"}
+    assert replay(out).returncode == 0
