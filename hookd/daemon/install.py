@@ -125,7 +125,8 @@ def event_hooks(module: Path, *, route_all: bool) -> tuple[list[EventHooks], lis
     by_event: dict[str, list[Any]] = {e: [] for e in always}
     for reg in registry.registrations():
         by_event.setdefault(reg.event, []).append(reg)
-    if registry.can_use_tool is not None:
+    asks = registry.can_use_tool is not None
+    if asks:
         by_event.setdefault("PermissionRequest", [])
     routed = [
         EventHooks(
@@ -139,7 +140,9 @@ def event_hooks(module: Path, *, route_all: bool) -> tuple[list[EventHooks], lis
         )
         for event, regs in by_event.items()
     ]
-    return routed, [event for event, regs in by_event.items() if regs]
+    return routed, [
+        e for e, regs in by_event.items() if regs or (asks and e == "PermissionRequest")
+    ]
 
 
 def backup_of(path: Path) -> Path:

@@ -1,7 +1,8 @@
 """``hookd record -- claude`` where ``hookd install`` wrote the settings: the daemon records.
 
 The settings Claude Code will read from here (local, project and user scope) name the
-installed module and its port in hookd's ``hookd call`` shims. The module's daemon is started
+installed module and its port in hookd's ``hookd call`` shims (a project-scope shim names no
+port: the checkout's own daemon's, found as ``hookd call`` finds it). The module's daemon is started
 if needed and asked (``POST /record/start``, with its token) to open the transcript under a
 fresh recording id; COMMAND runs with ``HOOKD_RECORD_ID`` set to it, so the session's shims
 pass it on and the daemon records that session's requests, and no other's. When COMMAND

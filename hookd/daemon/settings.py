@@ -32,12 +32,15 @@ __all__ = [
 
 JsonObject = dict[str, Any]
 
-#: Events served through the ``hookd call`` shim, whatever the module holds: the CLI never
-#: sends SessionStart and Setup to an http hook, and the prompt's shim starts the daemon before
-#: it forwards the prompt (an http hook run beside a starting daemon would find no one there).
+#: Events served through the ``hookd call`` shim, whatever the module holds (in project scope,
+#: SessionStart only; the others when the module has hooks for them): the CLI never sends
+#: SessionStart and Setup to an http hook, and the prompt's shim starts the daemon before it
+#: forwards the prompt (an http hook run beside a starting daemon would find no one there).
 COMMAND_EVENTS = ("SessionStart", "Setup", "UserPromptSubmit")
-#: Events routed to the daemon with no matcher, whatever the module holds at install time: the
-#: daemon matches, so a hook or an event added by a later save is served. Left out, and routed
+#: Events routed to the daemon with no matcher, whatever the module holds at install time, in
+#: local and user scope (a project-scope shim is a process per call: there only the module's
+#: events, with its matchers): the daemon matches, so a hook or an event added by a later save
+#: is served. Left out, and routed
 #: only when the module has them at install: the events whose mere hook changes what the CLI
 #: does (CwdChanged and FileChanged start watchers, and FileChanged's matcher names the files;
 #: WorktreeCreate and WorktreeRemove replace git's own; ConfigChange holds settings edits for
