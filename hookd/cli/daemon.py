@@ -126,9 +126,9 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "daemon for every tool and every event it can serve, so hooks added by a later save of "
         "HOOKS are called too, and `hookd call` shims for SessionStart, Setup and each prompt, "
         "which start the daemon when it is not running; project scope: `hookd call` shims "
-        "only, for the events HOOKS has at install), then start the daemon. The settings go "
-        "to the project holding the module (its .claude/ or git root). Re-running replaces "
-        "hookd's own entries.",
+        "only, for SessionStart and the events HOOKS has at install), then start the daemon. "
+        "The settings go to the project holding the module (its .claude/ or git root). "
+        "Re-running replaces hookd's own entries.",
         _install,
     ),
     "uninstall": (
