@@ -262,7 +262,7 @@ def test_an_unknown_event_only_needs_an_object(event: str) -> None:
 
 @pytest.mark.parametrize("event", list(EVENTS))
 def test_what_hookd_answers_on_failure_is_valid(event: str) -> None:
-    blocking = policy.blocking_output(event, "hook hook_1 (guard) failed: boom")
+    blocking = policy.blocking_output(event, "hookd: hook guard raised an exception: boom")
     if blocking is not None:
         assert prepare_output(event, blocking) == blocking
     aborting = policy.abort_output(event, "stop")

@@ -64,7 +64,7 @@ def allowed_as(reason: str) -> Check:
 
 
 HEALTHY: Mapping[str, Check] = {m: allowed_as("ok") for m in ("Ok", "OkThread", "OkAsyncio")}
-RAISED = "failed: "
+RAISED = "raised an exception: "
 TIMED_OUT = "timed out: no answer within"
 
 

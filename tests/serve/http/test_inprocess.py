@@ -51,7 +51,7 @@ async def test_no_registry_is_503_and_a_swap_takes_effect_on_the_next_request() 
         holder.swap(second)
         assert second.state is first.state  # per-session state survives a reload
         again = await client.post("PreToolUse", pre("count", session="kept"))
-        assert again.json()["hookSpecificOutput"]["permissionDecisionReason"] == "hook_1: call 2"
+        assert again.json()["hookSpecificOutput"]["permissionDecisionReason"] == "call 2"
         holder.failed("SyntaxError: broken")
         status = (await client.request("GET", "/status")).json()
         assert status["reload_error"] == "SyntaxError: broken"

@@ -52,7 +52,7 @@ async def test_allow_deny_rewrite_and_context_through_post(tmp_path: Path) -> No
         assert denied.json()["hookSpecificOutput"] == {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
-            "permissionDecisionReason": "hook_1: no rm",
+            "permissionDecisionReason": "no rm",
         }
         rewritten = await client.post("PreToolUse", pre("rewrite hello"))
         assert rewritten.json()["hookSpecificOutput"]["updatedInput"] == {"command": "echo hello"}
@@ -60,7 +60,7 @@ async def test_allow_deny_rewrite_and_context_through_post(tmp_path: Path) -> No
         assert context.json()["hookSpecificOutput"]["additionalContext"] == "remember the tests"
         prompt = {**pre("x"), "hook_event_name": "UserPromptSubmit", "prompt": "forbidden word"}
         blocked = await client.post("UserPromptSubmit", prompt)
-        assert blocked.json() == {"decision": "block", "reason": "hook_4: that prompt is forbidden"}
+        assert blocked.json() == {"decision": "block", "reason": "that prompt is forbidden"}
         await client.aclose()
 
 
@@ -87,17 +87,18 @@ async def test_failure_mapping_block_continue_and_timeout(tmp_path: Path) -> Non
         specific = raised.json()["hookSpecificOutput"]
         assert specific["permissionDecision"] == "deny"
         assert (
-            "hook hook_1 (guard) failed: guard broke on now" in specific["permissionDecisionReason"]
+            "hookd: hook guard raised an exception: guard broke on now"
+            in specific["permissionDecisionReason"]
         )
         with trio.fail_after(20):
             hung = await client.post("PreToolUse", pre("hang"))
         assert hung.status == 200
         reason = hung.json()["hookSpecificOutput"]["permissionDecisionReason"]
-        assert "hook hook_1 (guard) timed out" in reason
+        assert "hookd: hook guard timed out" in reason
         continued = await client.post("PostToolUse", post("raise later"))
         assert continued.status == 200
         assert continued.json() == {
-            "systemMessage": "hookd: hook hook_3 (after) failed: post hook broke"
+            "systemMessage": "hookd: hook after raised an exception: post hook broke"
         }
         fine = await client.post("PostToolUse", post("ls"))
         assert fine.json()["hookSpecificOutput"]["additionalContext"] == "after ran"
@@ -140,7 +141,7 @@ async def test_keep_alive_reuses_one_connection(tmp_path: Path) -> None:
             reply = await client.post("PreToolUse", pre(f"count {i}", session="keep"))
             assert reply.headers.get("connection") != "close"
             assert reply.json()["hookSpecificOutput"]["permissionDecisionReason"] == (
-                f"hook_1: call {i + 1}"
+                f"call {i + 1}"
             )
         status = await client.request("GET", "/status")
         assert status.json()["connections"] == 1
