@@ -171,9 +171,9 @@ class Executor:
         self._waits: set[str] = set()  # trio hooks seen yielding: they get a task of their own
 
     @property
-    def stuck(self) -> dict[str, int]:
-        """Per callback id, its calls still running in a thread past their deadline."""
-        return dict(self._threads.stuck)
+    def stuck_threads(self) -> dict[str, int]:
+        """Per callback id, its calls still running in a thread past their deadline (live)."""
+        return self._threads.stuck
 
     def inline(self, reg: Registration) -> bool:
         """Whether :meth:`begin` runs ``reg`` in the caller's task (a trio hook, no retries,

@@ -129,6 +129,7 @@ class Handler:
         self.executor = Executor(validate=validate)
         self.validate = validate
         self.stats = Stats()
+        self.stats.stuck = self.executor.stuck_threads  # the live count, not a copy
         self._warned_events: set[str] = set()
 
     @property

@@ -49,6 +49,7 @@ class Stats:
     def __init__(self) -> None:
         self.hooks: dict[str, HookStats] = {}
         self.agents: dict[str, HookStats] = {}
+        self.stuck: dict[str, int] = {}  # the executor's live count of stuck threads per hook
         self.requests = 0
         self.refused = 0
 
@@ -82,8 +83,23 @@ class Stats:
                     "calls": stats.calls,
                     "errors": stats.errors,
                     "timeouts": stats.timeouts,
+                    "stuck": self.stuck.get(reg.callback_id, 0),
                     "p50_ms": percentile(ordered, 0.5),
                     "p99_ms": percentile(ordered, 0.99),
                 }
             )
+        return rows
+
+    def agent_rows(self) -> dict[str, dict[str, Any]]:
+        """Calls, errors, timeouts and latency percentiles by the agent that sent them."""
+        rows = {}
+        for agent, stats in sorted(self.agents.items()):
+            ordered = sorted(stats.elapsed_ms)
+            rows[agent] = {
+                "calls": stats.calls,
+                "errors": stats.errors,
+                "timeouts": stats.timeouts,
+                "p50_ms": percentile(ordered, 0.5),
+                "p99_ms": percentile(ordered, 0.99),
+            }
         return rows
