@@ -54,7 +54,7 @@ def context_switches(pid: int) -> int:
 
 
 def start_daemon(box: Box) -> tuple[Path, int, Path]:
-    """``hookd up`` of a sync guard as ``hookd install`` sets it up (reload on); module, pid, log."""
+    """``hookd up`` of a sync guard, set up as ``hookd install`` does; module, pid, log."""
     module = box.project / ".claude" / "hooks.py"
     module.parent.mkdir(parents=True, exist_ok=True)
     module.write_text(textwrap.dedent(SYNC_GUARD))
