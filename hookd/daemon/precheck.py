@@ -9,14 +9,16 @@ deadline is killed.
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 from collections.abc import Sequence
 
+import structlog
 import trio
 
 __all__ = ["check_argv", "check_in_child"]
+
+log = structlog.get_logger("hookd.reload")
 
 _PREFIX = "hookd check: error: "
 
@@ -41,27 +43,33 @@ def check_argv(
 
 async def check_in_child(argv: Sequence[str], module: str, deadline_s: float) -> str | None:
     """Run the check ``argv``; None when it loaded the hooks, else why not (one line)."""
-    with trio.move_on_after(deadline_s) as late:
-        done = await trio.run_process(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            capture_stdout=True,
-            capture_stderr=True,
-            check=False,
-            deliver_cancel=_kill,
-        )
-    if late.cancelled_caught:
-        return (
-            f"{module}: loading did not finish within {deadline_s:g}s (a loop or a wait "
-            "at import?); the new version was not loaded"
-        )
-    if done.returncode == 0:
-        return None
-    return _why(done.stderr.decode(errors="replace"), done.returncode)
+    process = await trio.lowlevel.open_process(
+        list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    log.info("reload.checking", path=module, pid=process.pid)
+    try:
+        with trio.move_on_after(deadline_s):
+            stderr = await _read_all(process.stderr)
+            code = await process.wait()
+            return None if code == 0 else _why(stderr.decode(errors="replace"), code)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            with trio.CancelScope(shield=True):
+                await process.wait()
+    return (
+        f"{module}: loading did not finish within {deadline_s:g}s (a loop or a wait "
+        "at import?); the new version was not loaded"
+    )
 
 
-async def _kill(process: trio.Process) -> None:
-    process.send_signal(signal.SIGKILL)
+async def _read_all(stream: trio.abc.ReceiveStream | None) -> bytes:
+    data = bytearray()
+    if stream is not None:
+        async with stream:
+            while chunk := await stream.receive_some():
+                data += chunk
+    return bytes(data)
 
 
 def _why(stderr: str, code: int) -> str:

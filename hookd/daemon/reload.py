@@ -122,7 +122,6 @@ class Reloader:
     async def _reload(self, watcher: Watcher) -> None:
         if not os.path.isfile(self._module):
             return  # removed or being replaced: the next event brings the new file
-        log.info("reload.checking", path=self._module)
         with trio.CancelScope() as scope:
             self._checking = scope
             error = await self._check()
