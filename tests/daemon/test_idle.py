@@ -72,7 +72,7 @@ def start_daemon(box: Box) -> tuple[Path, int, Path]:
     return module, pid, log
 
 
-@pytest.mark.req("R-D33")
+@pytest.mark.req("R-D40")
 def test_an_idle_daemon_does_not_wake_up(box: Box) -> None:
     _module, pid, _log = start_daemon(box)
     try:
@@ -84,7 +84,7 @@ def test_an_idle_daemon_does_not_wake_up(box: Box) -> None:
     assert after - before <= MAX_IDLE_SWITCHES, f"{after - before} context switches in 5 s idle"
 
 
-@pytest.mark.req("R-D34")
+@pytest.mark.req("R-D41")
 def test_down_stops_the_daemon_at_once(box: Box) -> None:
     _module, pid, log = start_daemon(box)
     started = time.monotonic()
@@ -96,7 +96,7 @@ def test_down_stops_the_daemon_at_once(box: Box) -> None:
     assert "service.signal" in log.read_text()  # it ended on SIGTERM, not on the SIGKILL fallback
 
 
-@pytest.mark.req("R-D35")
+@pytest.mark.req("R-104")
 def test_serve_exits_promptly_at_eof_with_its_log_written(tmp_path: Path) -> None:
     hooks = tmp_path / "hooks.py"
     hooks.write_text(textwrap.dedent(SYNC_GUARD))

@@ -101,7 +101,7 @@ def decision(box: Box, module: Path, port: int, command: str) -> str | None:
     return found if isinstance(found, str) else None
 
 
-@pytest.mark.req("R-D37")
+@pytest.mark.req("R-D43")
 def test_editing_a_helper_module_reloads_the_guard(box: Box, guard: Path) -> None:
     _pid, port, log = up(box, guard)
     assert decision(box, guard, port, "echo forbidden") == "deny"
@@ -124,7 +124,7 @@ def get_status(port: int, token: str) -> dict[str, Any]:
     return status
 
 
-@pytest.mark.req("R-D36")
+@pytest.mark.req("R-D42")
 def test_an_import_that_never_finishes_is_refused_then_the_fix_is_served(
     box: Box, guard: Path
 ) -> None:
@@ -160,7 +160,7 @@ def test_an_import_that_never_finishes_is_refused_then_the_fix_is_served(
         assert daemon.wait(timeout=WAIT_S) == 0
 
 
-@pytest.mark.req("R-D36", "R-D34")
+@pytest.mark.req("R-D42", "R-D41")
 def test_down_works_while_a_reload_is_stuck(box: Box, guard: Path) -> None:
     pid, _port, log = up(box, guard)
     write(guard, STUCK)
