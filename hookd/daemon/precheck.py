@@ -43,9 +43,12 @@ def check_argv(
 
 async def check_in_child(argv: Sequence[str], module: str, deadline_s: float) -> str | None:
     """Run the check ``argv``; None when it loaded the hooks, else why not (one line)."""
-    process = await trio.lowlevel.open_process(
-        list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    try:
+        process = await trio.lowlevel.open_process(
+            list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+    except OSError as exc:
+        return f"{module}: cannot start the check process: {exc.strerror or exc}"
     log.info("reload.checking", path=module, pid=process.pid)
     try:
         with trio.move_on_after(deadline_s):

@@ -28,6 +28,7 @@ DEBOUNCE_S: Final = 0.05
 #: The inotify events that can mean new content at a path (``<sys/inotify.h>``).
 _IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
 _IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x40, 0x80, 0x100, 0x200
+_IN_Q_OVERFLOW: Final = 0x4000  # events were lost: count it as a change of every path
 _IN_ONLYDIR: Final = 0x01000000
 _MASK: Final = (
     _IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE
@@ -57,6 +58,7 @@ class InotifyWatcher:
             raise _os_error("inotify_init1")
         self._fd: int = fd
         self._dirs: dict[int, str] = {}
+        self._overflowed = False
 
     def watch(self, directory: str) -> None:
         """Watch ``directory`` (an absolute path) too; a second call for it does nothing."""
@@ -69,7 +71,7 @@ class InotifyWatcher:
 
     async def changed(self, wanted: Wanted) -> None:
         """Return once a wanted path changed and ``DEBOUNCE_S`` of quiet followed."""
-        while not wanted().intersection(self._read()):
+        while not self._wanted_in(wanted, self._read()):
             await trio.lowlevel.wait_readable(self._fd)
         while True:
             with trio.move_on_after(DEBOUNCE_S) as quiet:
@@ -77,6 +79,12 @@ class InotifyWatcher:
             if quiet.cancelled_caught:
                 return
             self._read()
+
+    def _wanted_in(self, wanted: Wanted, paths: list[str]) -> bool:
+        if self._overflowed:
+            self._overflowed = False
+            return True
+        return not wanted().isdisjoint(paths)
 
     def _read(self) -> list[str]:
         """The paths named by the events queued so far."""
@@ -87,7 +95,8 @@ class InotifyWatcher:
         paths: list[str] = []
         offset = 0
         while offset < len(data):
-            wd, _mask, _cookie, size = _EVENT.unpack_from(data, offset)
+            wd, mask, _cookie, size = _EVENT.unpack_from(data, offset)
+            self._overflowed |= bool(mask & _IN_Q_OVERFLOW)
             offset += _EVENT.size
             name = data[offset : offset + size].rstrip(b"\0")
             offset += size
