@@ -80,6 +80,7 @@ class Reloader:
         check: Check,
         *,
         baseline: frozenset[str],
+        deadline_s: float = RELOAD_TIMEOUT_S,
     ) -> None:
         self._holder = holder
         self._module = os.path.realpath(module)
@@ -87,6 +88,7 @@ class Reloader:
         self._load = load
         self._check = check
         self._baseline = baseline
+        self._deadline_s = deadline_s
         self._helpers: dict[str, str] = {}
         self._checking: trio.CancelScope | None = None
         self._loading = trio.Lock()
@@ -100,7 +102,8 @@ class Reloader:
         watcher = open_watcher()
         try:
             self._track(watcher)
-            log.info("reload.watching", path=self._module, helpers=sorted(self._helpers.values()))
+            helpers = sorted(set(self._helpers.values()) - {self._module})
+            log.info("reload.watching", path=self._module, helpers=helpers)
             if ready is not None:
                 ready.set()
             async with trio.open_nursery() as nursery:
@@ -143,10 +146,18 @@ class Reloader:
         for name in self._helpers:
             sys.modules.pop(name, None)
         importlib.invalidate_caches()
-        try:
-            registry = await trio.to_thread.run_sync(self._load, abandon_on_cancel=True)
-        except (HookdError, ValueError) as exc:
-            return str(exc)
+        registry: Registry | None = None
+        with trio.move_on_after(self._deadline_s):
+            try:  # abandoned when cancelled: a thread cannot be stopped, SIGTERM still works
+                registry = await trio.to_thread.run_sync(self._load, abandon_on_cancel=True)
+            except (HookdError, ValueError) as exc:
+                return str(exc)
+        if registry is None:
+            return (
+                f"{self._module}: loading in the daemon did not finish within "
+                f"{self._deadline_s:g}s (it did in the check process); restart the daemon "
+                "(hookd down) once the module is fixed"
+            )
         self._holder.swap(registry)
         log.info("reload.done", path=self._module, hooks=len(registry))
         return None
@@ -171,12 +182,14 @@ def reload_task(args: argparse.Namespace) -> Callable[[Holder], Awaitable[None]]
         can_use_tool=getattr(args, "can_use_tool", None),
         timeout_s=getattr(args, "timeout", None),
     )
-    check = partial(check_in_child, argv, module, getattr(args, "reload_timeout", RELOAD_TIMEOUT_S))
+    deadline_s = getattr(args, "reload_timeout", RELOAD_TIMEOUT_S)
+    check = partial(check_in_child, argv, module, deadline_s)
 
     async def run(holder: Holder) -> None:
         if not os.path.isfile(module):
             log.warning("reload.unavailable", hooks=module, reason="HOOKS is not a file")
             return
-        await Reloader(holder, module, partial(load_registry, args), check, baseline=baseline).run()
+        load = partial(load_registry, args)
+        await Reloader(holder, module, load, check, baseline=baseline, deadline_s=deadline_s).run()
 
     return run

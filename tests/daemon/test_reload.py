@@ -12,6 +12,7 @@ import textwrap
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -114,50 +115,87 @@ def test_editing_a_helper_module_reloads_the_guard(box: Box, guard: Path) -> Non
     assert decision(box, guard, port, "rm -rf /") == "deny"
 
 
-def get_status(port: int, token: str) -> dict[str, Any]:
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/status", headers={"Authorization": f"Bearer {token}"}
-    )
+TOKEN = "a-test-token"
+
+
+def get_status(port: int) -> dict[str, Any]:
+    return _json(urllib.request.Request(f"http://127.0.0.1:{port}/status"))
+
+
+def post_pre(port: int, command: str) -> dict[str, Any]:
+    body = json.dumps({**PRE, "tool_input": {"command": command}}).encode()
+    return _json(urllib.request.Request(f"http://127.0.0.1:{port}/hook/PreToolUse", data=body))
+
+
+def _json(request: urllib.request.Request) -> dict[str, Any]:
+    request.add_header("Authorization", f"Bearer {TOKEN}")
     with urllib.request.urlopen(request, timeout=WAIT_S) as reply:
-        status = json.loads(reply.read())
-    assert isinstance(status, dict)
-    return status
+        found = json.loads(reply.read())
+    assert isinstance(found, dict)
+    return found
+
+
+@contextmanager
+def served(box: Box, guard: Path, reload_timeout_s: int) -> Iterator[tuple[int, int, Path]]:
+    """``hookd serve GUARD --http ... --reload --reload-timeout N``; its pid, port and log.
+    Stopped with SIGTERM at the end, which it must obey within the bound."""
+    token = box.root / "token"
+    token.write_text(TOKEN + "\n")
+    ready = box.runtime / "ready.json"
+    log = box.root / "serve.log"
+    with log.open("wb") as sink:
+        daemon = subprocess.Popen(
+            [HOOKD, "serve", str(guard), "--http", "127.0.0.1:0", "--reload",
+             "--reload-timeout", str(reload_timeout_s), "--token-file", str(token),
+             "--ready-file", str(ready), "--log-format", "json"],
+            cwd=guard.parent, env=box.env(), stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
+        )  # fmt: skip
+    try:
+        wait_for_line(log, "reload.watching", WAIT_S)
+        wait_for_line(log, "http.ready", WAIT_S)
+        yield daemon.pid, json.loads(ready.read_text())["port"], log
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        assert daemon.wait(timeout=WAIT_S) == 0
+        took = time.monotonic() - started
+        assert took < DOWN_BOUND_S, f"SIGTERM took {took:.2f}s"
 
 
 @pytest.mark.req("R-D42")
 def test_an_import_that_never_finishes_is_refused_then_the_fix_is_served(
     box: Box, guard: Path
 ) -> None:
-    token = box.root / "token"
-    token.write_text("a-test-token\n")
-    ready = box.runtime / "ready.json"
-    log = box.root / "serve.log"
-    with log.open("wb") as sink:
-        daemon = subprocess.Popen(
-            [HOOKD, "serve", str(guard), "--http", "127.0.0.1:0", "--reload",
-             "--reload-timeout", "2", "--token-file", str(token), "--ready-file", str(ready),
-             "--log-format", "json"],
-            cwd=guard.parent, env=box.env(), stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
-        )  # fmt: skip
-    try:
-        wait_for_line(log, "reload.watching", WAIT_S)
-        wait_for_line(log, "http.ready", WAIT_S)
-        port = json.loads(ready.read_text())["port"]
+    with served(box, guard, 2) as (pid, port, log):
         write(guard, STUCK)
         failed = wait_for_line(log, "reload.failed", WAIT_S)
         assert "did not finish within 2s" in failed
-        status = get_status(port, "a-test-token")
+        status = get_status(port)
         assert "did not finish within 2s" in status["reload_error"]
         assert status["loaded"] is True
-        assert children(daemon.pid) == []  # the busy check process is gone
-        write(guard, GUARD)
+        assert children(pid) == []  # the busy check process is gone
+        reason = post_pre(port, "echo forbidden")["hookSpecificOutput"]["permissionDecisionReason"]
+        assert reason.endswith("forbidden is blocked")  # the previous version serves meanwhile
+        write(guard, GUARD.replace("is blocked", "is blocked (fixed)"))
         saved = time.monotonic()
         wait_for_line(log, "reload.done", WAIT_S)
         assert time.monotonic() - saved < WAIT_S
-        assert get_status(port, "a-test-token")["reload_error"] is None
-    finally:
-        daemon.send_signal(signal.SIGTERM)
-        assert daemon.wait(timeout=WAIT_S) == 0
+        assert get_status(port)["reload_error"] is None
+        reason = post_pre(port, "echo forbidden")["hookSpecificOutput"]["permissionDecisionReason"]
+        assert reason.endswith("forbidden is blocked (fixed)")
+
+
+@pytest.mark.req("R-D42", "R-D41")
+def test_a_load_stuck_in_the_daemon_is_reported_and_sigterm_still_works(
+    box: Box, guard: Path
+) -> None:
+    only_in_the_daemon = GUARD + "\nimport sys\n\nwhile 'check' not in sys.argv:\n    pass\n"
+    with served(box, guard, 1) as (_pid, port, log):
+        write(guard, only_in_the_daemon)
+        failed = wait_for_line(log, "reload.failed", WAIT_S)
+        assert "loading in the daemon did not finish within 1s" in failed
+        assert "did not finish" in get_status(port)["reload_error"]
+        assert "hookSpecificOutput" in post_pre(port, "echo forbidden")  # still answering
 
 
 @pytest.mark.req("R-D42", "R-D41")
