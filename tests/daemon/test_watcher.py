@@ -10,17 +10,20 @@ from pathlib import Path
 import pytest
 import trio
 
-from hookd.daemon.watcher import InotifyWatcher, open_watcher
+from hookd.daemon.watcher import InotifyWatcher, Watcher, WatchfilesWatcher, open_watcher
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux's")
 
 WAIT_S = 10.0
 
 
-async def changed_after(tmp_path: Path, wanted: set[str], edit: Callable[[], object]) -> list[str]:
+async def changed_after(
+    tmp_path: Path, wanted: set[str], edit: Callable[[], object], watcher: Watcher | None = None
+) -> list[str]:
     """Watch ``tmp_path``; run ``edit`` once watching; the order in which things happened."""
-    watcher = open_watcher()
-    assert isinstance(watcher, InotifyWatcher)
+    if watcher is None:
+        watcher = open_watcher()
+        assert isinstance(watcher, InotifyWatcher)
     watcher.watch(str(tmp_path))
     happened: list[str] = []
     try:
@@ -76,3 +79,15 @@ async def test_a_wait_ends_when_cancelled(tmp_path: Path) -> None:
     finally:
         watcher.close()
     assert scope.cancelled_caught
+
+
+async def test_the_watchfiles_fallback_sees_a_write(tmp_path: Path) -> None:
+    target = tmp_path / "hooks.py"
+    target.write_text("v1\n")
+
+    def edit() -> None:
+        target.write_text("v2\n")
+
+    watcher = WatchfilesWatcher()
+    done = await changed_after(tmp_path, {str(target)}, edit, watcher)
+    assert done == ["edited", "changed"]
