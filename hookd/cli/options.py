@@ -131,8 +131,17 @@ def _add_http_limits(http: Any) -> None:
     http.add_argument(
         "--reload",
         action="store_true",
-        help="load HOOKS again when its file changes; a version that fails to load leaves "
-        "the previous one serving (the error shows in GET /status)",
+        help="load HOOKS again when its file, or a module it imports from its own directory, "
+        "changes; a version that fails to load, or does not load within --reload-timeout, "
+        "leaves the previous one serving (the error shows in GET /status)",
+    )
+    http.add_argument(
+        "--reload-timeout",
+        type=positive_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long a changed HOOKS may take to load in a check process before it is "
+        "refused (default: 10)",
     )
     http.add_argument(
         "--max-body-bytes",

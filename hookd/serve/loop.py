@@ -9,6 +9,7 @@ import structlog
 import trio
 
 from hookd.core.registry import Registry
+from hookd.serve import log as hookd_log
 from hookd.serve.config import ServeConfig
 from hookd.serve.server import Server
 from hookd.transcript.tee import tee_from_env
@@ -32,6 +33,7 @@ async def serve_fds(
     answered before the server started).
     """
     fd_in, fd_out = fds
+    hookd_log.attach()
     server = Server(registry, config)
     server.prime(early)
     stop = trio.Event()

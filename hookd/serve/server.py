@@ -12,7 +12,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import time
-from typing import Any, Final
+from typing import Any
 
 import structlog
 import trio
@@ -20,7 +20,6 @@ import trio
 from hookd import wire
 from hookd.core.registry import Registry
 from hookd.engine.handler import Handler, Pending
-from hookd.serve import log as hookd_log
 from hookd.serve.config import ServeConfig
 from hookd.serve.flight import InFlight, InlineRun, Key, Yielded
 from hookd.serve.handlers import Handlers, callback_answer, hook_call, internal_error
@@ -32,8 +31,6 @@ from hookd.serve.writer import Writer
 __all__ = ["ServeConfig", "Server", "serve"]
 
 log = structlog.get_logger("hookd.server")
-
-LOG_FLUSH_S: Final = 0.05
 
 
 class Server:
@@ -105,7 +102,6 @@ class Server:
         self._receiver = Receiver(receive, wire.READ_SIZE)
         async with trio.open_nursery() as outer:
             outer.start_soon(self._write, send, outer.cancel_scope)
-            outer.start_soon(_log_flusher)
             if stop is not None:
                 outer.start_soon(self._stop_when, stop)
             async with trio.open_nursery() as requests:
@@ -119,7 +115,6 @@ class Server:
             self._writer.close()
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await send.aclose()
-        hookd_log.flush()
 
     # -- reading ------------------------------------------------------------
 
@@ -272,12 +267,6 @@ class Server:
 
         await self._writer.run(send, broken)
         outer.cancel()
-
-
-async def _log_flusher() -> None:
-    while True:
-        await trio.sleep(LOG_FLUSH_S)
-        hookd_log.flush()
 
 
 async def serve(

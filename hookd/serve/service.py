@@ -116,7 +116,6 @@ def _serve(
         validate=args.validate,
     )
     trio.run(partial(serve_fds, registry, config, (fd_in, fd_out), hooks=args.hooks, early=early))
-    hookd_log.flush()
 
 
 def _exit_now(code: int) -> None:

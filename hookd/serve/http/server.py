@@ -31,7 +31,6 @@ __all__ = ["HttpConfig", "HttpServer"]
 log = structlog.get_logger("hookd.http")
 
 _encoder: Final = msgspec.json.Encoder()
-LOG_FLUSH_S: Final = 0.05
 
 
 class HttpServer:
@@ -70,7 +69,6 @@ class HttpServer:
             self.port = listeners[0].socket.getsockname()[1]
             self._last_activity = trio.current_time()
             log.info("http.listening", host=config.host, port=self.port, pid=os.getpid())
-            nursery.start_soon(self._flush_log)
             if config.idle_exit_s is not None:
                 nursery.start_soon(self._idle_exit, nursery.cancel_scope, config.idle_exit_s)
             task_status.started(self.port)
@@ -128,13 +126,6 @@ class HttpServer:
                 return
             if self._in_flight:
                 self._last_activity = trio.current_time()
-
-    async def _flush_log(self) -> None:
-        from hookd.serve import log as hookd_log
-
-        while True:
-            await trio.sleep(LOG_FLUSH_S)
-            hookd_log.flush()
 
     # -- status -------------------------------------------------------------
 

@@ -159,7 +159,6 @@ def run_http(args: argparse.Namespace, background: Sequence[Background] = ()) ->
     finally:
         if recorder is not None:
             recorder.close()
-        hookd_log.flush()
     if error is not None:
         reason = error.strerror or str(error)
         print(f"hookd serve: error: cannot listen on {args.http}: {reason}", file=sys.stderr)
@@ -192,6 +191,7 @@ async def _main(
     server: HttpServer, ready_file: str | None, background: Sequence[Background] = ()
 ) -> None:
     """Serve until a signal or the idle exit; the ready file exists while serving."""
+    hookd_log.attach()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_signals, nursery.cancel_scope)
         for task in background:
@@ -201,7 +201,6 @@ async def _main(
             write_ready_file(ready_file, _ready_fields(server, port))
             nursery.start_soon(_remove_at_exit, ready_file)
         log.info("http.ready", host=server.config.host, port=port, ready_file=ready_file)
-        hookd_log.flush()
 
 
 async def _serve_then_stop(
