@@ -18,8 +18,6 @@ from typing import Final
 
 import h11
 
-from hookd.serve.http.heads import HeadCache, Key, split_head
-
 __all__ = [
     "CLOSED",
     "NEED_DATA",
@@ -131,10 +129,8 @@ class Codec:
         *,
         max_body_bytes: int,
         max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES,
-        heads: HeadCache | None = None,
     ) -> None:
         self._max_head = max_head_bytes
-        self._heads = heads
         self._conn = h11.Connection(h11.SERVER, max_incomplete_event_size=max_head_bytes)
         self._max_body = max_body_bytes
         self._head: Head | None = None
@@ -145,10 +141,6 @@ class Codec:
         self._keep_alive = False  # ... and it was read in full
         self._close_after = True
         self._empty = True  # nothing fed since the last request: next() needs data
-        self._known: Request | None = None  # a request whose head the cache knew
-        self._rest = b""  # the bytes after it
-        self._served = False  # the request of this cycle came from the cache
-        self._unknown: tuple[Key, int] | None = None  # a head h11 parses: key, bytes after it
 
     @property
     def phase(self) -> Phase:
@@ -162,36 +154,11 @@ class Codec:
 
     def feed(self, data: bytes) -> None:
         """Bytes read from the socket; ``b""`` when the peer closed its side."""
-        if self._empty and data and self._heads is not None and self._from_cache(data):
-            return
         self._empty = False
         self._conn.receive_data(data)
 
-    def _from_cache(self, data: bytes) -> bool:
-        """A whole request whose head the cache knows, at the start of a cycle: taken as is."""
-        assert self._heads is not None
-        found = split_head(data)
-        if found is None:
-            return False
-        key, digits, size = found
-        known = self._heads.get(key)
-        if known is None:
-            self._unknown = (key, len(data) - size)
-            return False
-        length = int(digits)
-        if length > self._max_body or len(data) < size + length:
-            return False  # h11 refuses it, or waits for the rest of the body
-        headers = list(known.headers)
-        headers[known.length_at] = (b"content-length", digits)
-        head = Head(known.method, known.target, tuple(headers))
-        self._known, self._rest = Request(head, data[size : size + length]), data[size + length :]
-        self._wants_keep_alive = known.keep_alive
-        return True
-
     def next(self) -> Event:
         """The next thing the bytes fed so far make up."""
-        if self._known is not None:
-            return self._next_known(self._known)
         if self._empty:
             return NEED_DATA
         try:
@@ -223,14 +190,6 @@ class Codec:
                 case _:  # NEED_DATA, or PAUSED while an answer is due
                     return NEED_DATA
 
-    def _next_known(self, request: Request) -> Event:
-        if self._head is None:
-            self._head = request.head
-            return request.head
-        self._head, self._answer_due, self._keep_alive = None, True, self._wants_keep_alive
-        self._known, self._served = None, True
-        return request
-
     def _on_head(self, event: h11.Request) -> Event:
         headers = tuple(event.headers)
         self._head = Head(bytes(event.method), bytes(event.target), headers)
@@ -240,12 +199,6 @@ class Codec:
             self._wants_keep_alive = b"close" not in tokens
         else:
             self._wants_keep_alive = b"keep-alive" in tokens
-        if self._unknown is not None and self._heads is not None:
-            key, after = self._unknown
-            if len(self._conn.trailing_data[0]) == after:  # h11 took exactly the key's head
-                line = (self._head.method, self._head.target)
-                self._heads.keep(key, line, headers, self._wants_keep_alive)
-        self._unknown = None
         length = self._head.header(b"content-length")
         if length is not None and int(length) > self._max_body:
             return self._too_large()
@@ -286,12 +239,9 @@ class Codec:
         self._head, self._body = None, []
         if self._close_after:
             return False
-        if self._served:  # h11 saw none of it: its connection is still fresh
-            rest, closed, self._served, self._rest = self._rest, False, False, b""
-        else:
-            rest, closed = self._conn.trailing_data
-            self._conn = h11.Connection(h11.SERVER, max_incomplete_event_size=self._max_head)
-        self._empty, self._unknown = True, None
+        rest, closed = self._conn.trailing_data
+        self._conn = h11.Connection(h11.SERVER, max_incomplete_event_size=self._max_head)
+        self._empty = True
         if rest:
             self.feed(bytes(rest))
         if closed:

@@ -23,7 +23,6 @@ from hookd.serve.http.answer import Hooks
 from hookd.serve.http.codec import NEED_DATA, Codec, Head, Phase, Refusal, Request
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.gate import Gate, Route
-from hookd.serve.http.heads import HeadCache
 from hookd.serve.http.record import HttpRecorder
 
 __all__ = ["Connection", "linger"]
@@ -42,7 +41,6 @@ class Server(Protocol):
 
     config: HttpConfig
     gate: Gate
-    heads: HeadCache
     hooks: Hooks
     recorder: HttpRecorder | None
 
@@ -58,7 +56,7 @@ class Connection:
         self.server = server
         self.stream = stream
         self.number = number
-        self.codec = Codec(max_body_bytes=server.config.max_body_bytes, heads=server.heads)
+        self.codec = Codec(max_body_bytes=server.config.max_body_bytes)
         self.scope = trio.CancelScope()
         self._fd = stream.socket.fileno()
         self.idle = True  # waiting for a request, no byte of it yet: may be evicted

@@ -23,7 +23,6 @@ from hookd.serve.http.codec import Codec
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.connection import Connection, linger
 from hookd.serve.http.gate import Gate
-from hookd.serve.http.heads import HeadCache
 from hookd.serve.http.record import HttpRecorder
 
 __all__ = ["HttpConfig", "HttpServer"]
@@ -49,7 +48,6 @@ class HttpServer:
         self.gate = gate
         self.config = config
         self.recorder = recorder
-        self.heads = HeadCache()  # request heads already parsed, shared by the connections
         self.started = time.time()
         self.port = 0
         self.connections: dict[int, Connection] = {}
