@@ -22,6 +22,7 @@ from hookd.engine.dispatch import DispatchResult, HookRecord, dispatch
 from hookd.engine.executor import Executor
 from hookd.events.validation import check_input, validate_output
 from hookd.serve import log as hookd_log
+from hookd.serve.http.codec import decode_body
 from hookd.serve.http.holder import RegistryHolder
 from hookd.serve.http.stats import Stats
 
@@ -29,7 +30,6 @@ __all__ = ["HookAnswer", "Hooks"]
 
 log = structlog.get_logger("hookd.http")
 
-_decoder: Final = msgspec.json.Decoder()
 _encoder: Final = msgspec.json.Encoder()
 _FAILED: Final = frozenset({"exception", "timeout", "invalid_output"})
 _WORDS: Final = {
@@ -86,12 +86,9 @@ class Hooks:
         return answer
 
     def _parse(self, url_event: str | None, body: bytes) -> tuple[str, dict[str, Any]] | HookAnswer:
-        try:
-            input_data = _decoder.decode(body)
-        except msgspec.DecodeError as exc:
-            return _error(400, "invalid", f"the body is not JSON: {exc}")
-        if not isinstance(input_data, dict):
-            return _error(400, "invalid", "the body must be a JSON object (the hook input)")
+        input_data = decode_body(body)
+        if isinstance(input_data, str):
+            return _error(400, "invalid", input_data)
         event = input_data.get("hook_event_name")
         if not isinstance(event, str) or not event:
             return _error(400, "invalid", "the body has no hook_event_name")

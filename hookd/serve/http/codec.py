@@ -7,29 +7,36 @@ h11 parses the requests, with hookd's limits: a head larger than
 h11's writer costs), each as one ``bytes`` object, so the transport writes it
 with one ``send_all`` (no Nagle stall between headers and body); the next
 request of a kept-alive connection is parsed by a fresh h11 state machine fed
-the bytes already received. Nothing here reads or writes a socket.
+the bytes already received. :func:`decode_body` turns a hook POST's body into the
+hook input, or into a one-line reason it is not one (a 400). Nothing here reads
+or writes a socket.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import h11
+import msgspec
 
 __all__ = [
     "CLOSED",
+    "MAX_BODY_DEPTH",
     "NEED_DATA",
     "Codec",
     "Head",
     "Phase",
     "Refusal",
     "Request",
+    "decode_body",
     "reason_phrase",
 ]
 
 DEFAULT_MAX_HEAD_BYTES: Final = 64 * 1024
+#: Deepest nesting of objects and arrays a hook input may have (the hook input itself is 1).
+MAX_BODY_DEPTH: Final = 200
 _FIXED: Final = b"server: hookd\r\ncache-control: no-store\r\n"
 
 _REASONS: Final = {
@@ -50,6 +57,43 @@ _REASONS: Final = {
 def reason_phrase(status: int) -> bytes:
     """The reason phrase hookd sends with ``status``."""
     return _REASONS.get(status, b"")
+
+
+_body_decoder: Final = msgspec.json.Decoder()
+
+
+def decode_body(body: bytes) -> dict[str, Any] | str:
+    """The JSON object a hook POST carries, or a one-line message saying why it is not one.
+
+    Not JSON, not UTF-8, nested deeper than :data:`MAX_BODY_DEPTH` or not an
+    object: each is a message, never an exception.
+    """
+    try:
+        value = _body_decoder.decode(body)
+    except UnicodeDecodeError:
+        return "the body is not valid UTF-8"
+    except RecursionError:
+        return f"the body is nested deeper than {MAX_BODY_DEPTH} levels"
+    except msgspec.DecodeError as exc:
+        return f"the body is not JSON: {exc}"
+    if not isinstance(value, dict):
+        return "the body must be a JSON object (the hook input)"
+    if body.count(b"{") + body.count(b"[") > MAX_BODY_DEPTH and _deeper(value, MAX_BODY_DEPTH):
+        return f"the body is nested deeper than {MAX_BODY_DEPTH} levels"
+    return value
+
+
+def _deeper(value: dict[str, Any], limit: int) -> bool:
+    """Whether objects and arrays nest more than ``limit`` levels in ``value`` (no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, dict | list):
+                if depth == limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 class Phase(enum.Enum):
