@@ -104,7 +104,7 @@ class HttpServer:
         """Close the oldest connection that has not shown the token, to make room for a new one."""
         number, conn = next(iter(self._waiting.items()))
         self._close(number, conn)
-        log.info("http.evicted", connection=number, authenticated=False)
+        log.debug("http.evicted", connection=number, authenticated=False)  # no flood under attack
 
     def _evict_idle(self) -> bool:
         """Close the longest-idle authenticated connection; False when none is idle."""
