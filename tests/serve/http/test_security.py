@@ -164,7 +164,7 @@ async def test_busy_connections_at_the_cap_make_a_new_one_get_503(tmp_path: Path
                 nursery.start_soon(wait, "b")
                 await served.wait_line("waiting b")
                 third = await served.client()
-                reply = await third.post("PreToolUse", pre("ls"))  # refused at accept
+                reply = await third.post("PreToolUse", pre("ls"))  # refused once past the gate
                 assert (reply.status, reply.headers["connection"]) == (503, "close")
                 served.proc.terminate()  # ends the two waiting requests
 
