@@ -198,6 +198,31 @@ async def test_600_half_sent_heads_without_the_token_leave_token_holders_served(
             await stream.aclose()
 
 
+@pytest.mark.req("R-527")
+async def test_past_the_unauthenticated_budget_the_oldest_such_connection_is_closed(
+    tmp_path: Path,
+) -> None:
+    async with serve_http(tmp_path, "--max-unauthenticated", "2") as served:
+        kept = await served.client()
+        assert (await kept.post("PreToolUse", pre("ls"))).status == 200  # has shown the token
+        oldest, second = [await trio.open_tcp_stream("127.0.0.1", served.port) for _ in "ab"]
+        for stream in (oldest, second):
+            await stream.send_all(HALF_HEAD)
+        with trio.fail_after(10):  # hookd takes connections in in the order they came
+            newest = await trio.open_tcp_stream("127.0.0.1", served.port)
+            await newest.send_all(HALF_HEAD)
+            assert await oldest.receive_some(4096) == b""  # closed to make room
+            rest = f"Authorization: Bearer {TOKEN}\r\nContent-Length: {len(BODY)}\r\n\r\n"
+            for stream in (second, newest):  # still open: they finish their heads and are answered
+                await stream.send_all(rest.encode() + BODY)
+                answer = b""
+                while b'"allow"' not in answer:
+                    answer += await stream.receive_some(4096)
+                assert answer.startswith(b"HTTP/1.1 200 ")
+            reply = await kept.post("PreToolUse", pre("rm x"))  # never counted with them
+            assert (reply.status, decision(reply)) == (200, "deny")
+
+
 @pytest.mark.req("R-528")
 async def test_a_connection_without_the_token_has_the_auth_timeout_for_its_first_head(
     tmp_path: Path,
