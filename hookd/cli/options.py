@@ -155,8 +155,16 @@ def _add_http_limits(http: Any) -> None:
         type=positive_int,
         default=_HTTP.max_connections,
         metavar="N",
-        help="connections served at once; past it the longest-idle one is closed, "
-        f"or the new one answered 503 (default: {_HTTP.max_connections})",
+        help="connections that have shown the token served at once; past it the longest-idle "
+        f"one is closed, or the new one answered 503 (default: {_HTTP.max_connections})",
+    )
+    http.add_argument(
+        "--max-unauthenticated",
+        type=positive_int,
+        default=_HTTP.max_unauthenticated,
+        metavar="N",
+        help="connections open at once that have not shown the token yet; past it the oldest "
+        f"of them is closed (default: {_HTTP.max_unauthenticated})",
     )
     http.add_argument(
         "--header-timeout",
@@ -165,6 +173,14 @@ def _add_http_limits(http: Any) -> None:
         metavar="SECONDS",
         help="time a client has to send a request head once it started "
         f"(default: {_HTTP.header_timeout_s:g})",
+    )
+    http.add_argument(
+        "--auth-timeout",
+        type=positive_seconds,
+        default=_HTTP.auth_timeout_s,
+        metavar="SECONDS",
+        help="time a new connection has to send a whole first request head with the token "
+        f"(default: {_HTTP.auth_timeout_s:g})",
     )
 
 

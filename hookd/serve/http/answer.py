@@ -22,13 +22,13 @@ from hookd.engine.stats import Stats
 from hookd.engine.verdict import ProblemKind, Verdict
 from hookd.events.validation import validate_output
 from hookd.serve import log as hookd_log
+from hookd.serve.http.codec import decode_body
 from hookd.serve.http.holder import RegistryHolder
 
 __all__ = ["HookAnswer", "Hooks"]
 
 log = structlog.get_logger("hookd.http")
 
-_decoder: Final = msgspec.json.Decoder()
 _encoder: Final = msgspec.json.Encoder()
 #: The status of a call hookd could not run at all.
 _STATUS: Final[dict[ProblemKind, int]] = {
@@ -99,14 +99,9 @@ class Hooks:
         return answer
 
     def _parse(self, url_event: str | None, body: bytes) -> tuple[str, dict[str, Any]] | HookAnswer:
-        try:
-            input_data = _decoder.decode(body)
-        except msgspec.DecodeError as exc:
-            return _error(400, "invalid", f"the body is not JSON: {exc}")
-        except (UnicodeDecodeError, RecursionError) as exc:
-            return _error(400, "invalid", f"the body is not JSON: {type(exc).__name__}")
-        if not isinstance(input_data, dict):
-            return _error(400, "invalid", "the body must be a JSON object (the hook input)")
+        input_data = decode_body(body)
+        if isinstance(input_data, str):
+            return _error(400, "invalid", input_data)
         event = input_data.get("hook_event_name")
         if not isinstance(event, str) or not event:
             return _error(400, "invalid", "the body has no hook_event_name")

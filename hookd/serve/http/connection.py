@@ -3,10 +3,12 @@
 Reading is bounded in time by phase: a connection waiting for its next
 request may stay idle ``idle_timeout_s``; once the first byte of a head is in,
 the whole head must arrive within ``header_timeout_s`` and then the body within
-``body_timeout_s`` (a client trickling bytes is cut off); the connection's own
-cancel scope carries that deadline while it waits, and closes it when it
-passes. Every answer is one write (:mod:`~hookd.serve.http.sockio`). A refused
-request is answered and the connection closed.
+``body_timeout_s`` (a client trickling bytes is cut off). Until a head has
+passed the gate (shown the token), the connection has ``auth_timeout_s`` from
+accept in all. The connection's own cancel scope carries that deadline while
+it waits, and closes it when it passes. Every answer is one write
+(:mod:`~hookd.serve.http.sockio`). A refused request is answered and the
+connection closed.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from hookd.serve.http.answer import Hooks
 from hookd.serve.http.codec import NEED_DATA, Codec, Head, Phase, Refusal, Request
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.gate import Gate, Route
-from hookd.serve.http.heads import HeadCache
 from hookd.serve.http.record import HttpRecorder
 
 __all__ = ["Connection", "linger"]
@@ -35,6 +36,7 @@ LINGER_BYTES: Final = 4 * 1024 * 1024
 
 _encoder: Final = msgspec.json.Encoder()
 _UNAUTHORIZED: Final = ((b"www-authenticate", b'Bearer realm="hookd"'),)
+_OVERLOADED: Final = Refusal(503, "too many connections")
 
 
 class Server(Protocol):
@@ -42,11 +44,12 @@ class Server(Protocol):
 
     config: HttpConfig
     gate: Gate
-    heads: HeadCache
     hooks: Hooks
     recorder: HttpRecorder | None
 
     def activity(self, delta: int) -> None: ...
+
+    def admit(self, conn: Connection) -> bool: ...
 
     def status_body(self) -> bytes: ...
 
@@ -58,10 +61,12 @@ class Connection:
         self.server = server
         self.stream = stream
         self.number = number
-        self.codec = Codec(max_body_bytes=server.config.max_body_bytes, heads=server.heads)
+        self.codec = Codec(max_body_bytes=server.config.max_body_bytes)
         self.scope = trio.CancelScope()
         self._fd = stream.socket.fileno()
         self.idle = True  # waiting for a request, no byte of it yet: may be evicted
+        self.authenticated = False  # a head of this connection has passed the gate
+        self._accepted_at = trio.current_time()
         self._head_at = 0.0
         self._body_at = 0.0
 
@@ -83,6 +88,8 @@ class Connection:
         if isinstance(route, Refusal):
             self.server.hooks.stats.refused += 1
             return await self._refuse(route)
+        if not (self.authenticated or self._admit()):
+            return await self._refuse(_OVERLOADED)
         if route.kind == "status":
             await self._send(self.codec.answer(200, self.server.status_body()))
             return self.codec.next_cycle()
@@ -90,6 +97,11 @@ class Connection:
         if not isinstance(request, Request):
             return await self._refuse_or_close(request)
         return await self._answer_hook(route, request)
+
+    def _admit(self) -> bool:
+        """The first head past the gate: join the server's budget of authenticated connections."""
+        self.authenticated = self.server.admit(self)
+        return self.authenticated
 
     async def _answer_hook(self, route: Route, request: Request) -> bool:
         server = self.server
@@ -137,6 +149,12 @@ class Connection:
             self.codec.feed(data)
 
     def _deadline(self) -> float:
+        deadline = self._phase_deadline()
+        if self.authenticated:
+            return deadline
+        return min(deadline, self._accepted_at + self.server.config.auth_timeout_s)
+
+    def _phase_deadline(self) -> float:
         config = self.server.config
         phase = self.codec.phase
         if phase is Phase.IDLE:

@@ -147,7 +147,9 @@ def run_http(args: argparse.Namespace, background: Sequence[Background] = ()) ->
         port=address.port,
         max_body_bytes=args.max_body_bytes,
         max_connections=args.max_connections,
+        max_unauthenticated=args.max_unauthenticated,
         header_timeout_s=args.header_timeout,
+        auth_timeout_s=args.auth_timeout,
         idle_exit_s=args.idle_exit,
     )
     gate = Gate(token, extra_hosts=(address.host,) if address.explicit else ())

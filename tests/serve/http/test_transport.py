@@ -133,6 +133,39 @@ def _body(obj: Any) -> bytes:
     return json.dumps(obj).encode()
 
 
+def _deep(depth: int) -> bytes:
+    """A PreToolUse input whose ``tool_input`` makes it ``depth`` levels deep (itself is 1)."""
+    inner = b'{"command": "ls", "x": ' + b"[" * (depth - 2) + b"1" + b"]" * (depth - 2) + b"}"
+    return _body(pre("ls")).replace(b'{"command": "ls"}', inner)
+
+
+@pytest.mark.req("R-514")
+async def test_bodies_not_utf8_or_nested_too_deep_are_400_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    cases = {
+        _body(pre("ls")).replace(b'"ls"', b'"l\xffs"'): "the body is not valid UTF-8",
+        _body(pre("ls")).replace(b'"command"', b'"com\xe2\x28mand"'): "the body is not valid UTF-8",
+        b"[" * 1000 + b"]" * 1000: "the body is nested deeper than 200 levels",
+        b'{"a":' * 1000 + b"1" + b"}" * 1000: "the body is nested deeper than 200 levels",
+        _deep(201): "the body is nested deeper than 200 levels",
+    }
+    async with serve_http(tmp_path) as served:
+        for body, message in cases.items():
+            client = await served.client()
+            reply = await client.request("POST", "/hook/PreToolUse", body)
+            assert (reply.status, reply.json()) == (400, {"error": message}), body[:40]
+            await client.aclose()
+        client = await served.client()
+        deepest = await client.request("POST", "/hook/PreToolUse", _deep(200))
+        assert (deepest.status, decision(deepest)) == (200, "allow")
+        status = (await client.request("GET", "/status")).json()
+        assert status["requests"] == len(cases) + 1
+    log = "\n".join(served.stderr)
+    assert "Traceback" not in log and "internal" not in log
+    assert log.count('"outcome":"invalid"') == len(cases)
+
+
 @pytest.mark.req("R-506")
 async def test_keep_alive_reuses_one_connection(tmp_path: Path) -> None:
     async with serve_http(tmp_path) as served:
