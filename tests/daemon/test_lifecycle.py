@@ -103,10 +103,11 @@ def test_up_status_down(box: Box, module: Path) -> None:
     assert lines[0] == str(module)
     assert lines[1].startswith(f"  pid {info['pid']}, 127.0.0.1:{port}, up ")
     assert lines[3] == "  reload error: none"
-    assert lines[4].split() == ["ID", "EVENT", "NAME", "CALLS", "ERRORS", "TIMEOUTS", "P50", "MS",
-                                "P99", "MS"]  # fmt: skip
+    assert lines[4].split() == ["ID", "EVENT", "NAME", "CALLS", "ERRORS", "TIMEOUTS", "STUCK",
+                                "P50", "MS", "P99", "MS"]  # fmt: skip
     guard = next(line.split() for line in lines[5:] if " guard " in line)
-    assert guard[:6] == ["hook_1", "PreToolUse", "guard", "1", "0", "0"]
+    assert guard[:7] == ["hook_1", "PreToolUse", "guard", "1", "0", "0", "0"]
+    assert lines[-1].startswith("  claude: 1 calls, 0 errors, 0 timeouts, p50 ")  # per agent
     down = hookd(box, "down", str(module))
     assert down.stdout == f"hookd: stopped pid {info['pid']} serving {module}\n"
     assert not pid_alive(info["pid"])

@@ -105,3 +105,18 @@ def test_can_use_tool_answers_permission_requests_over_http(tmp_path: Path) -> N
         odd = asked("odd")
         assert odd["behavior"] == "deny"
         assert odd["message"].startswith("hookd: hook can_use_tool returned an invalid output")
+
+
+@pytest.mark.req("R-078")
+def test_a_hook_stuck_in_c_is_counted_in_status(tmp_path: Path) -> None:
+    with _daemon("block", tmp_path, MODULE) as (port, _):
+        answer = _post(port, _input("Sleeps"))
+        assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/status", headers={"Authorization": f"Bearer {TOKEN}"})
+        status = json.loads(conn.getresponse().read())
+        conn.close()
+    rows = {row["name"]: row for row in status["hooks"]}
+    assert (rows["sleeps"]["timeouts"], rows["sleeps"]["stuck"]) == (1, 1)
+    assert rows["answers"]["stuck"] == 0
+    assert status["agents"]["claude"]["calls"] == 1

@@ -157,6 +157,7 @@ class HttpServer:
             "requests": self.hooks.stats.requests,
             "refused": self.hooks.stats.refused,
             "hooks": self.hooks.stats.rows(holder.current),
+            "agents": self.hooks.stats.agent_rows(),
         }
 
     def status_body(self) -> bytes:
