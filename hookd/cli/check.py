@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from hookd.command.hook import CommandHook
-from hookd.command.settings import COMMAND_TIMEOUT_S
+from hookd.command.settings_hooks import COMMAND_TIMEOUT_S
 from hookd.core.registration import Registration
 from hookd.errors import HookdError
 from hookd.serve.service import load_registry

@@ -108,7 +108,7 @@ def record_main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from hookd.host.record import record_env, record_proxy
+    from hookd.host.recorder import record_env, record_proxy
 
     via = args.via
     if via == "auto":

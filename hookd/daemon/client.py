@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import _socket
 
+from hookd.errors import HookdError
+
 __all__ = ["Reply", "Unreachable", "get_json", "request"]
 
 MAX_REPLY_BYTES = 64 * 1024 * 1024
 
 
-class Unreachable(Exception):
+class Unreachable(HookdError):
     """Nothing answered at the address, or the answer was not HTTP."""
 
 

@@ -33,6 +33,7 @@ from hookd.daemon.paths import (
     read_token,
 )
 from hookd.daemon.where import HOST, TOKEN_ENV
+from hookd.errors import HookdError
 
 __all__ = ["call_main", "down_main", "status_main", "up_main"]
 
@@ -40,7 +41,7 @@ __all__ = ["call_main", "down_main", "status_main", "up_main"]
 _BLOCKING = frozenset({"PreToolUse", "PermissionRequest", "UserPromptSubmit"})
 
 
-class CommandError(Exception):
+class CommandError(HookdError):
     pass
 
 

@@ -22,6 +22,7 @@ from hookd.daemon.lifecycle import default_port, probe
 from hookd.daemon.paths import DaemonPaths, int_field, read_json, read_token, write_private
 from hookd.daemon.settings import EventHooks, Target
 from hookd.daemon.where import HOST
+from hookd.errors import HookdError
 
 __all__ = ["InstallError", "Scope", "hookd_command", "install", "settings_file", "uninstall"]
 
@@ -30,7 +31,7 @@ Scope = str
 PORT_TRIES = 50
 
 
-class InstallError(Exception):
+class InstallError(HookdError):
     """A settings file or module that cannot be installed; the message says why."""
 
 

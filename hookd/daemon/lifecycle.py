@@ -21,6 +21,7 @@ from pathlib import Path
 from hookd.daemon.client import Unreachable, get_json
 from hookd.daemon.paths import DaemonPaths, read_json
 from hookd.daemon.where import HOST
+from hookd.errors import HookdError
 
 TYPE_CHECKING = False  # without importing typing
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ LOG_ROTATE_BYTES = 10 * 1024 * 1024
 PORT_BASE, PORT_SPAN = 20000, 10000
 
 
-class DaemonError(Exception):
+class DaemonError(HookdError):
     """The daemon could not be started, reached or stopped; the message says why."""
 
 

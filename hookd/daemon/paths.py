@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from hookd.daemon.where import APP, module_key, ready_file, state_dir, token_file, xdg_dirs
+from hookd.errors import HookdError
 
 __all__ = [
     "DaemonPaths",
@@ -29,7 +30,7 @@ __all__ = [
 TOKEN_BYTES = 32
 
 
-class PathError(Exception):
+class PathError(HookdError):
     """A hooks module that cannot have a daemon, or a state file that cannot be written."""
 
 

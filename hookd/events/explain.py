@@ -57,7 +57,7 @@ def _validator(schema_name: str, branch: str | None) -> Draft202012Validator:
     """The compiled validator of a schema, or of one of its ``$defs`` (``branch``)."""
     from jsonschema import Draft202012Validator
 
-    from hookd.events.schema import event_schema
+    from hookd.events.event_schemas import event_schema
 
     schema = event_schema(schema_name)
     if branch is not None:

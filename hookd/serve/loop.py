@@ -8,8 +8,8 @@ import signal
 import structlog
 import trio
 
+from hookd import logs as hookd_log
 from hookd.core.registry import Registry
-from hookd.serve import log as hookd_log
 from hookd.serve.config import ServeConfig
 from hookd.serve.server import Server
 from hookd.transcript.tee import tee_from_env

@@ -6,9 +6,9 @@ import time
 
 import msgspec
 
+from hookd import logs as hookd_log
 from hookd import wire
 from hookd.core.policy import Answer
-from hookd.serve import log as hookd_log
 from hookd.serve.flight import Batch
 from hookd.serve.handlers import Handlers
 from hookd.serve.writer import Writer

@@ -14,7 +14,7 @@ from hookd.errors import HookdError
 from hookd.serve.early import Interrupted, answer_early, import_in_background
 from hookd.serve.stdio import protocol_stdio
 from hookd.serve.user_input import no_user
-from hookd.transcript import RECORD_ENV
+from hookd.transcript import record_target
 
 __all__ = ["load_registry", "run_service"]
 
@@ -26,7 +26,7 @@ GC_THRESHOLD = 10_000
 STARTUP_SWITCH_S = 0.0002
 
 #: What the server needs and the ``initialize`` answer does not: imported meanwhile.
-HEAVY_MODULES = ("trio", "structlog", "hookd.serve.log", "hookd.serve.server", "hookd.serve.loop")
+HEAVY_MODULES = ("trio", "structlog", "hookd.logs", "hookd.serve.server", "hookd.serve.loop")
 
 
 def _fail(args: argparse.Namespace, message: str) -> int:
@@ -51,7 +51,7 @@ def load_registry(args: argparse.Namespace) -> Registry:
             can_use_tool=getattr(args, "can_use_tool", None),
         )
     if args.settings:
-        from hookd.command.settings import load_settings
+        from hookd.command.settings_hooks import load_settings
 
         for problem in load_settings(args.settings, registry):
             _warn(args, problem)
@@ -80,7 +80,7 @@ def run_service(args: argparse.Namespace) -> int:
             sys.setswitchinterval(STARTUP_SWITCH_S)  # the importing thread yields the GIL soon
             heavy = import_in_background(*HEAVY_MODULES)  # after the hooks: no GIL contention
             early = b""
-            if not os.environ.get(RECORD_ENV):  # a recording must see the handshake too
+            if record_target() is None:  # a recording must see the handshake too
                 try:
                     early = answer_early(registry, fd_in, fd_out)
                 except Interrupted:
@@ -101,7 +101,7 @@ def _serve(
 
     import trio
 
-    from hookd.serve import log as hookd_log
+    from hookd import logs as hookd_log
     from hookd.serve.config import ServeConfig
     from hookd.serve.loop import serve_fds
 

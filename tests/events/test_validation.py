@@ -18,10 +18,10 @@ from jsonschema import Draft202012Validator
 
 from hookd.cli.schema import validate_main
 from hookd.core import api, policy
-from hookd.core.schemas import get_schema
 from hookd.errors import InvalidOutputError
 from hookd.events import EVENTS, input_type, output_type
 from hookd.events.validation import check_input, prepare_output, validate_output
+from hookd.published import get_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "schema_corpus"

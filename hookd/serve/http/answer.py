@@ -17,15 +17,15 @@ from typing import Any, Final
 import msgspec
 import structlog
 
+from hookd import logs as hookd_log
 from hookd.engine.handler import Handler, HookCall
 from hookd.engine.stats import Stats
 from hookd.engine.verdict import ProblemKind, Verdict
 from hookd.events.validation import validate_output
-from hookd.serve import log as hookd_log
 from hookd.serve.http.codec import decode_body
 from hookd.serve.http.holder import RegistryHolder
 
-__all__ = ["HookAnswer", "Hooks"]
+__all__ = ["HookAnswer", "HttpAnswers"]
 
 log = structlog.get_logger("hookd.http")
 
@@ -51,7 +51,7 @@ def _error(status: int, outcome: str, message: str) -> HookAnswer:
     return HookAnswer(status, _encoder.encode({"error": message}), outcome)
 
 
-class Hooks:
+class HttpAnswers:
     """The HTTP adapter: hook POSTs into the request handler, verdicts into HTTP answers."""
 
     def __init__(self, holder: RegistryHolder, *, validate: bool = True) -> None:

@@ -21,11 +21,11 @@ import msgspec
 import trio
 
 from hookd.serve.http import sockio
-from hookd.serve.http.answer import Hooks
+from hookd.serve.http.answer import HttpAnswers
 from hookd.serve.http.codec import NEED_DATA, Codec, Head, Phase, Refusal, Request
 from hookd.serve.http.config import HttpConfig
+from hookd.serve.http.exchange_log import HttpRecorder
 from hookd.serve.http.gate import Gate, Route
-from hookd.serve.http.record import HttpRecorder
 
 __all__ = ["Connection", "linger"]
 
@@ -44,7 +44,7 @@ class Server(Protocol):
 
     config: HttpConfig
     gate: Gate
-    hooks: Hooks
+    hooks: HttpAnswers
     recorder: HttpRecorder | None
 
     def activity(self, delta: int) -> None: ...

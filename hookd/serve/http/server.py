@@ -21,11 +21,11 @@ import msgspec
 import structlog
 import trio
 
-from hookd.serve.http.answer import Hooks
+from hookd.serve.http.answer import HttpAnswers
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.connection import Connection
+from hookd.serve.http.exchange_log import HttpRecorder
 from hookd.serve.http.gate import Gate
-from hookd.serve.http.record import HttpRecorder
 
 __all__ = ["HttpConfig", "HttpServer"]
 
@@ -35,11 +35,11 @@ _encoder: Final = msgspec.json.Encoder()
 
 
 class HttpServer:
-    """Serves :class:`Hooks` over HTTP/1.1 with keep-alive, behind a :class:`Gate`."""
+    """Serves :class:`HttpAnswers` over HTTP/1.1 with keep-alive, behind a :class:`Gate`."""
 
     def __init__(
         self,
-        hooks: Hooks,
+        hooks: HttpAnswers,
         gate: Gate,
         config: HttpConfig,
         *,

@@ -22,13 +22,13 @@ from typing import Final
 import structlog
 import trio
 
+from hookd import logs as hookd_log
 from hookd.errors import HookdError
-from hookd.serve import log as hookd_log
-from hookd.serve.http.answer import Hooks
+from hookd.serve.http.answer import HttpAnswers
 from hookd.serve.http.config import HttpConfig
+from hookd.serve.http.exchange_log import recorder_from_env
 from hookd.serve.http.gate import Gate
 from hookd.serve.http.holder import RegistryHolder
-from hookd.serve.http.record import recorder_from_env
 from hookd.serve.http.server import HttpServer
 
 __all__ = ["TOKEN_ENV", "parse_address", "read_token", "run_http", "write_ready_file"]
@@ -153,7 +153,7 @@ def run_http(args: argparse.Namespace, background: Sequence[Background] = ()) ->
         idle_exit_s=args.idle_exit,
     )
     gate = Gate(token, extra_hosts=(address.host,) if address.explicit else ())
-    hooks = Hooks(RegistryHolder(registry, module or args.hooks), validate=args.validate)
+    hooks = HttpAnswers(RegistryHolder(registry, module or args.hooks), validate=args.validate)
     recorder = recorder_from_env(args.hooks, _serve_args(args.hooks))
     server = HttpServer(hooks, gate, config, recorder=recorder)
     try:

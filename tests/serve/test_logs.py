@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import pytest
 import trio
 
-from hookd.serve import log as hookd_log
-from hookd.serve.log import FLUSH_BYTES, LogSink
+from hookd import logs as hookd_log
+from hookd.logs import FLUSH_BYTES, LogSink
 
 
 def _read_until(fd: int, size: int) -> bytes:
