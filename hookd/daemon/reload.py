@@ -15,7 +15,6 @@ replaces the version being checked. The holder carries the per-session
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib
 import os
@@ -31,6 +30,7 @@ from hookd.core.registry import Registry
 from hookd.daemon.precheck import check_argv, check_in_child
 from hookd.daemon.watcher import Watcher, open_watcher
 from hookd.errors import HookdError
+from hookd.serve.config import HttpServeOptions
 
 __all__ = ["Holder", "Reloader", "local_modules", "reload_task"]
 
@@ -163,7 +163,7 @@ class Reloader:
         return None
 
 
-def reload_task(args: argparse.Namespace) -> Callable[[Holder], Awaitable[None]]:
+def reload_task(options: HttpServeOptions) -> Callable[[Holder], Awaitable[None]]:
     """The background task of ``hookd serve HOOKS --http --reload``: watch HOOKS, reload it
     the way the server loaded it (same settings files and default timeout).
 
@@ -175,21 +175,22 @@ def reload_task(args: argparse.Namespace) -> Callable[[Holder], Awaitable[None]]
 
     baseline = frozenset(sys.modules)
     sys.dont_write_bytecode = True
-    module = str(args.hooks)
+    load_options = options.load
+    module = str(load_options.hooks)
     argv = check_argv(
         module,
-        settings=args.settings,
-        can_use_tool=getattr(args, "can_use_tool", None),
-        timeout_s=getattr(args, "timeout", None),
+        settings=list(load_options.settings),
+        can_use_tool=load_options.can_use_tool,
+        timeout_s=load_options.timeout_s,
     )
-    deadline_s = getattr(args, "reload_timeout", RELOAD_TIMEOUT_S)
+    deadline_s = options.reload_timeout_s
     check = partial(check_in_child, argv, module, deadline_s)
 
     async def run(holder: Holder) -> None:
         if not os.path.isfile(module):
             log.warning("reload.unavailable", hooks=module, reason="HOOKS is not a file")
             return
-        load = partial(load_registry, args)
+        load = partial(load_registry, load_options)
         await Reloader(holder, module, load, check, baseline=baseline, deadline_s=deadline_s).run()
 
     return run

@@ -7,7 +7,6 @@ serves until SIGTERM/SIGINT or ``--idle-exit``; then removes its ready file.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import ipaddress
 import json
@@ -24,6 +23,7 @@ import trio
 
 from hookd import logs as hookd_log
 from hookd.errors import HookdError
+from hookd.serve.config import HttpServeOptions
 from hookd.serve.http.answer import HttpAnswers
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.exchange_log import recorder_from_env
@@ -125,45 +125,47 @@ def _serve_args(hooks: str | None) -> list[str]:
 Background = Callable[[RegistryHolder], Awaitable[None]]
 
 
-def run_http(args: argparse.Namespace, background: Sequence[Background] = ()) -> int:
+def run_http(options: HttpServeOptions, background: Sequence[Background] = ()) -> int:
     """Run ``hookd serve --http``; the exit status. ``background`` tasks run beside it."""
     from hookd.serve.service import load_registry
 
+    hooks_spec = options.load.hooks
     try:
-        address = parse_address(args.http)
-        token = read_token(args.token_file)
+        address = parse_address(options.address)
+        token = read_token(options.token_file)
     except UsageError as exc:
         print(f"hookd serve: error: {exc}", file=sys.stderr)
         return 2
     try:
-        registry = load_registry(args)
+        registry = load_registry(options.load)
     except (HookdError, ValueError) as exc:
         print(f"hookd serve: error: {exc}", file=sys.stderr)
         return 1
-    hookd_log.configure(args.log_level, args.log_format)
-    module = str(Path(args.hooks).resolve()) if args.hooks and args.hooks.endswith(".py") else None
+    hookd_log.configure(options.log_level, options.log_format)
+    is_file = hooks_spec is not None and hooks_spec.endswith(".py")
+    module = str(Path(hooks_spec).resolve()) if hooks_spec and is_file else hooks_spec
     config = HttpConfig(
         host=address.host,
         port=address.port,
-        max_body_bytes=args.max_body_bytes,
-        max_connections=args.max_connections,
-        max_unauthenticated=args.max_unauthenticated,
-        header_timeout_s=args.header_timeout,
-        auth_timeout_s=args.auth_timeout,
-        idle_exit_s=args.idle_exit,
+        max_body_bytes=options.max_body_bytes,
+        max_connections=options.max_connections,
+        max_unauthenticated=options.max_unauthenticated,
+        header_timeout_s=options.header_timeout_s,
+        auth_timeout_s=options.auth_timeout_s,
+        idle_exit_s=options.idle_exit_s,
     )
     gate = Gate(token, extra_hosts=(address.host,) if address.explicit else ())
-    hooks = HttpAnswers(RegistryHolder(registry, module or args.hooks), validate=args.validate)
-    recorder = recorder_from_env(args.hooks, _serve_args(args.hooks))
+    hooks = HttpAnswers(RegistryHolder(registry, module), validate=options.validate)
+    recorder = recorder_from_env(hooks_spec, _serve_args(hooks_spec))
     server = HttpServer(hooks, gate, config, recorder=recorder)
     try:
-        error = _run_trio(server, args.ready_file, background)
+        error = _run_trio(server, options.ready_file, background)
     finally:
         if recorder is not None:
             recorder.close()
     if error is not None:
         reason = error.strerror or str(error)
-        print(f"hookd serve: error: cannot listen on {args.http}: {reason}", file=sys.stderr)
+        print(f"hookd serve: error: cannot listen on {options.address}: {reason}", file=sys.stderr)
         return 1
     return 0
 
