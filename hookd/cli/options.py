@@ -113,6 +113,12 @@ def add_http_options(p: argparse.ArgumentParser) -> None:
         help="file holding the bearer token every request must carry (default: $HOOKD_TOKEN)",
     )
     http.add_argument(
+        "--proof-key-file",
+        metavar="FILE",
+        help="answer a request's X-Hookd-Challenge with X-Hookd-Proof, an HMAC-SHA256 under "
+        "this file's key (hookd up does this to tell its daemon from another program)",
+    )
+    http.add_argument(
         "--ready-file",
         metavar="FILE",
         help="once listening, write {pid, host, port, module, started} as JSON here (mode 0600)",

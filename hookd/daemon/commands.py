@@ -16,10 +16,14 @@ from hookd.daemon.client import Reply, Unreachable, request
 from hookd.daemon.lifecycle import (
     DaemonError,
     Running,
+    Squatted,
     StartOptions,
+    challenge,
     default_port,
     ensure_up,
     probe,
+    proven,
+    ready_pid,
     stop,
 )
 from hookd.daemon.paths import (
@@ -32,7 +36,7 @@ from hookd.daemon.paths import (
     read_json,
     read_token,
 )
-from hookd.daemon.where import HOST, TOKEN_ENV
+from hookd.daemon.where import HOST, MIN_TOKEN_CHARS, TOKEN_ENV
 
 __all__ = ["call_main", "down_main", "status_main", "up_main"]
 
@@ -42,6 +46,11 @@ _BLOCKING = frozenset({"PreToolUse", "PermissionRequest", "UserPromptSubmit"})
 
 class CommandError(Exception):
     pass
+
+
+#: What ``hookd up`` cannot get past: its daemon's state, or a stranger on the port. Exit 2
+#: (Claude Code blocks the prompt); anything else (a module that does not load) is exit 1.
+_BLOCKING_FAILURES = (PathError, Squatted)
 
 
 def _fail(command: str, message: object, code: int = 1) -> int:
@@ -54,6 +63,11 @@ def _token(paths: DaemonPaths, from_env: bool) -> str:
         token = os.environ.get(TOKEN_ENV, "")
         if not token:
             raise CommandError(f"{TOKEN_ENV} is not set (the project settings send ${TOKEN_ENV})")
+        if len(token) < MIN_TOKEN_CHARS:
+            raise CommandError(
+                f"{TOKEN_ENV} has {len(token)} characters, at least {MIN_TOKEN_CHARS} are "
+                "needed (a random string, e.g. `openssl rand -hex 32`)"
+            )
         return token
     stored = read_token(paths, create=True)
     assert stored is not None
@@ -86,7 +100,9 @@ def up_main(args: argparse.Namespace) -> int:
         paths = daemon_paths(module_path(args.hooks))
         running, started = ensure_up(paths, _options(paths, args))
     except (PathError, DaemonError, CommandError) as exc:
-        return _fail("up", exc)
+        return _fail("up", exc, 2 if isinstance(exc, _BLOCKING_FAILURES) else 1)
+    except OSError as exc:  # hookd's own state cannot be read or written
+        return _fail("up", _state_error(exc), 2)
     if not args.quiet:
         how = "started" if started else "already running"
         print(f"hookd: {how}: pid {running.pid} on {HOST}:{running.port} serving {paths.module}")
@@ -99,14 +115,18 @@ def call_main(args: argparse.Namespace) -> int:
     try:
         paths = daemon_paths(module_path(args.hooks))
         options = _options(paths, args)
-        reply = _post(options, args.event, body)
-        if reply is None or reply.status == 401:  # not running, or an old daemon: start it
+        reply = _post(paths, options, args.event, body)
+        if reply is None or reply.status == 401:  # not running, or not ours: start it
             ensure_up(paths, options)
-            reply = _post(options, args.event, body)
+            reply = _post(paths, options, args.event, body)
     except (PathError, DaemonError, CommandError) as exc:
         return _shim_failure(args.event, str(exc))
+    except OSError as exc:
+        return _shim_failure(args.event, _state_error(exc))
     if reply is None:
-        return _shim_failure(args.event, f"no daemon answers on {HOST}:{options.port}")
+        return _shim_failure(
+            args.event, f"no daemon of {paths.module} answers on {HOST}:{options.port}"
+        )
     if reply.status != 200:
         detail = reply.body.decode(errors="replace").strip()[:500]
         return _shim_failure(args.event, f"the daemon answered HTTP {reply.status}: {detail}")
@@ -115,11 +135,27 @@ def call_main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _post(options: StartOptions, event: str, body: bytes) -> Reply | None:
+def _post(paths: DaemonPaths, options: StartOptions, event: str, body: bytes) -> Reply | None:
+    """The daemon's answer; None when nothing answers, or something that is not the module's
+    daemon (it cannot prove the key) does; its answer is never used."""
+    nonce = challenge()
     try:
-        return request(HOST, options.port, "POST", f"/hook/{event}", token=options.token, body=body)
+        reply = request(
+            HOST, options.port, "POST", f"/hook/{event}",
+            token=options.token, body=body, challenge=nonce,
+        )  # fmt: skip
     except Unreachable:
         return None
+    pid = ready_pid(paths, options.port)
+    if pid is None or not proven(paths, reply, nonce, pid, options.port):
+        return None
+    return reply
+
+
+def _state_error(exc: OSError) -> str:
+    """One line for hookd's own files being unusable: which, why, and what to do."""
+    where = exc.filename or "hookd's state directory"
+    return f"{where}: {exc.strerror or exc}; move it away (hookd makes it again)"
 
 
 def _shim_failure(event: str, message: str) -> int:

@@ -5,6 +5,12 @@ The daemon is ``hookd serve HOOKS --http 127.0.0.1:PORT``, started detached
 listens; ``hookd up`` waits for that file and for an answer to ``GET /status``.
 Only the standard library is imported here: the fast path of ``hookd up`` (the
 daemon already answers) is one file read and one local HTTP request.
+
+A daemon is the module's only when its ready file names it (pid and port) and
+it answers a fresh random challenge with :func:`~hookd.daemon.where.proof`
+under the module's proof key, a file only this user's processes can read and
+that never travels on the wire. Anything else on the port is a stranger: it
+decides nothing, and ``hookd up`` says so with a blocking exit (:class:`Squatted`).
 """
 
 from __future__ import annotations
@@ -18,9 +24,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from hookd.daemon.client import Unreachable, get_json
-from hookd.daemon.paths import DaemonPaths, read_json
-from hookd.daemon.where import HOST
+from hookd.daemon.client import Reply, Unreachable, get_json
+from hookd.daemon.paths import DaemonPaths, read_json, read_key, read_token, rotate_token
+from hookd.daemon.where import HOST, proof
 
 TYPE_CHECKING = False  # without importing typing
 if TYPE_CHECKING:
@@ -29,10 +35,13 @@ if TYPE_CHECKING:
 __all__ = [
     "DaemonError",
     "Running",
+    "Squatted",
     "StartOptions",
     "default_port",
     "ensure_up",
     "probe",
+    "proven",
+    "ready_pid",
     "stop",
 ]
 
@@ -45,6 +54,10 @@ PORT_BASE, PORT_SPAN = 20000, 10000
 
 class DaemonError(Exception):
     """The daemon could not be started, reached or stopped; the message says why."""
+
+
+class Squatted(DaemonError):
+    """The port is held by something that is not the module's daemon: a blocking failure."""
 
 
 class Running:
@@ -94,24 +107,42 @@ def _ready(paths: DaemonPaths) -> tuple[int, int] | None:
     return (pid, port) if isinstance(pid, int) and isinstance(port, int) else None
 
 
+def ready_pid(paths: DaemonPaths, port: int) -> int | None:
+    """The pid of the ready file when it names ``port``."""
+    ready = _ready(paths)
+    return ready[0] if ready is not None and ready[1] == port else None
+
+
+def challenge() -> str:
+    """A fresh random nonce for :func:`proven`."""
+    return os.urandom(16).hex()
+
+
+def proven(paths: DaemonPaths, reply: Reply, nonce: str, pid: int, port: int) -> bool:
+    """Whether ``reply`` carries the proof of ``nonce`` that only the module's daemon can make."""
+    from _operator import _compare_digest
+
+    expected = proof(read_key(paths).encode(), nonce, pid, port).encode()
+    return bool(_compare_digest(reply.proof, expected))
+
+
 def probe(paths: DaemonPaths, token: str) -> Running | str | None:
-    """The running daemon; ``None`` when there is none; ``"token"`` when it wants another token."""
+    """The running daemon; ``None`` when there is none; ``"token"`` when one of ours wants
+    another token or cannot prove itself (an older hookd): it is to be started again."""
     ready = _ready(paths)
     if ready is None:
         return None
     pid, port = ready
+    nonce = challenge()
     try:
-        reply = get_json(HOST, port, "/status", token)
+        reply = get_json(HOST, port, "/status", token, challenge=nonce)
     except Unreachable:
         return None
-    if reply.status == 401:
-        return "token" if _is_ours(paths, pid) else None
-    if reply.status != 200:
-        return None
-    status = reply.json()
-    if not isinstance(status, dict) or status.get("pid") != pid:
-        return None  # something else took the port of a daemon that is gone
-    return Running(pid, port, status)
+    if reply.status == 200 and proven(paths, reply, nonce, pid, port):
+        status = reply.json()
+        if isinstance(status, dict) and status.get("pid") == pid:
+            return Running(pid, port, status)
+    return "token" if _is_ours(paths, pid) else None
 
 
 def _is_ours(paths: DaemonPaths, pid: int) -> bool:
@@ -161,19 +192,35 @@ def _start_lock(paths: DaemonPaths) -> Iterator[None]:
 
 
 def ensure_up(paths: DaemonPaths, options: StartOptions) -> tuple[Running, bool]:
-    """The module's daemon on ``options.port``, started if needed; True if it was started."""
+    """The module's daemon on ``options.port``, started if needed; True if it was started.
+
+    A start gives the daemon a new token (unless it comes from the environment):
+    whatever a stranger on the port may have received before is worth nothing.
+    """
     found = probe(paths, options.token)
     if isinstance(found, Running) and found.port == options.port:
         return found, False
     with _start_lock(paths):
+        if not options.token_from_env:  # another `hookd up` may have just started one
+            options.token = read_token(paths) or options.token
         found = probe(paths, options.token)
         if isinstance(found, Running) and found.port == options.port:
             return found, False
         if found is not None:  # ours, but on another port or with another token
-            stop(paths)
+            _stop_locked(paths)
         paths.ready.unlink(missing_ok=True)
         _check_port_free(options.port)
+        if not options.token_from_env:
+            options.token = _rotate(paths)
         return _start(paths, options), True
+
+
+def _rotate(paths: DaemonPaths) -> str:
+    from hookd.daemon.rotation import rewrite_settings
+
+    token = rotate_token(paths)
+    rewrite_settings(paths, token)
+    return token
 
 
 def _check_port_free(port: int) -> None:
@@ -185,9 +232,10 @@ def _check_port_free(port: int) -> None:
             sock.bind((HOST, port))
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
-                raise DaemonError(
-                    f"port {port} on {HOST} is taken by another program; "
-                    "choose another with `hookd install HOOKS --port N`"
+                raise Squatted(
+                    f"port {port} on {HOST} is held by another program, not this module's "
+                    "daemon (it cannot prove the module's key); stop that program, or move "
+                    "with `hookd install HOOKS --port N`"
                 ) from None
             raise DaemonError(f"cannot use port {port}: {exc.strerror}") from None
 
@@ -201,6 +249,7 @@ def serve_argv(paths: DaemonPaths, options: StartOptions) -> list[str]:
         argv += ["--idle-exit", f"{options.idle_exit_s:g}"]
     if not options.token_from_env:
         argv += ["--token-file", str(paths.token)]
+    argv += ["--proof-key-file", str(paths.proof_key)]
     if options.reload:
         argv.append("--reload")
     return argv
@@ -209,7 +258,8 @@ def serve_argv(paths: DaemonPaths, options: StartOptions) -> list[str]:
 def _start(paths: DaemonPaths, options: StartOptions) -> Running:
     import subprocess
 
-    _rotate(paths.log)
+    read_key(paths)  # made before the daemon reads it
+    _rotate_log(paths.log)
     env = dict(os.environ)
     if options.token_from_env:
         env["HOOKD_TOKEN"] = options.token
@@ -255,7 +305,7 @@ def _last_error(log: Path) -> str:
     return lines[-1].strip() if lines else "(empty log)"
 
 
-def _rotate(log: Path) -> None:
+def _rotate_log(log: Path) -> None:
     with contextlib.suppress(OSError):
         if log.stat().st_size > LOG_ROTATE_BYTES:
             os.replace(log, log.with_suffix(".log.1"))
@@ -265,10 +315,19 @@ def _rotate(log: Path) -> None:
 
 
 def stop(paths: DaemonPaths) -> int | None:
-    """Stop the module's daemon; its pid, or None when none was running. Stale files go."""
+    """Stop the module's daemon; its pid, or None when none was running. Stale files go.
+
+    The start lock is held throughout, so a ``hookd up`` meanwhile waits and then
+    starts a new daemon instead of taking the one being stopped for running.
+    """
+    with _start_lock(paths):
+        return _stop_locked(paths)
+
+
+def _stop_locked(paths: DaemonPaths) -> int | None:
     ready = _ready(paths)
+    paths.ready.unlink(missing_ok=True)  # from now on `hookd up` does not see it as running
     if ready is None or not _alive(ready[0]) or not _is_ours(paths, ready[0]):
-        paths.ready.unlink(missing_ok=True)
         return None
     import signal
 
@@ -280,7 +339,6 @@ def stop(paths: DaemonPaths) -> int | None:
             os.kill(pid, signal.SIGKILL)
             break
         time.sleep(POLL_S)
-    paths.ready.unlink(missing_ok=True)
     return pid
 
 

@@ -12,7 +12,15 @@ import json
 import os
 from pathlib import Path
 
-from hookd.daemon.where import APP, module_key, ready_file, state_dir, token_file, xdg_dirs
+from hookd.daemon.where import (
+    APP,
+    key_file,
+    module_key,
+    ready_file,
+    state_dir,
+    token_file,
+    xdg_dirs,
+)
 
 __all__ = [
     "DaemonPaths",
@@ -22,7 +30,10 @@ __all__ = [
     "known_daemons",
     "module_path",
     "read_json",
+    "read_key",
+    "read_secret",
     "read_token",
+    "rotate_token",
     "write_private",
 ]
 
@@ -47,6 +58,11 @@ class DaemonPaths:
     @property
     def token(self) -> Path:
         return Path(token_file(str(self.state_dir)))
+
+    @property
+    def proof_key(self) -> Path:
+        """The proof key (:func:`hookd.daemon.where.proof`): read by the daemon, never sent."""
+        return Path(key_file(str(self.state_dir)))
 
     @property
     def log(self) -> Path:
@@ -121,7 +137,14 @@ def known_daemons() -> list[Path]:
 
 
 def _private_dir(path: Path) -> None:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """``path`` and every parent hookd creates for it, each 0700 (``mkdir -p`` leaves 0755)."""
+    missing: list[Path] = []
+    while not path.is_dir():
+        missing.append(path)
+        path = path.parent
+    for part in reversed(missing):
+        part.mkdir(mode=0o700, exist_ok=True)
+        part.chmod(0o700)  # the umask may have narrowed it
 
 
 def write_private(path: Path, data: bytes, mode: int = 0o600) -> None:
@@ -142,12 +165,58 @@ def write_private(path: Path, data: bytes, mode: int = 0o600) -> None:
 
 def read_token(paths: DaemonPaths, *, create: bool = False) -> str | None:
     """The module's token; a new random one is made (0600) when asked and there is none."""
+    return read_secret(paths.token, create=create)
+
+
+def read_key(paths: DaemonPaths) -> str:
+    """The module's proof key, made (0600) on first use."""
+    key = read_secret(paths.proof_key, create=True)
+    assert key is not None
+    return key
+
+
+def read_secret(path: Path, *, create: bool = False) -> str | None:
+    """A secret file's text; a new random one when asked and there is none.
+
+    Made by linking a complete file into place, so that of several processes
+    making it at once one wins and every one reads the winner's.
+    """
+    for _ in range(3):
+        try:
+            text = path.read_bytes().decode("utf-8").strip()
+        except FileNotFoundError:
+            text = ""
+        except UnicodeDecodeError:
+            raise PathError(f"{path}: not UTF-8 text; delete it and a new one is made") from None
+        except OSError as exc:
+            raise PathError(f"{path}: {exc.strerror}; delete it and a new one is made") from None
+        if text or not create:
+            return text or None
+        if _create_secret(path):
+            return read_secret(path)
+    raise PathError(f"{path}: empty; delete it and a new one is made")
+
+
+def _create_secret(path: Path) -> bool:
+    """Link a new random secret into place at ``path``; False when another was there first."""
+    import secrets
+
+    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
+    write_private(tmp, secrets.token_hex(TOKEN_BYTES).encode() + b"\n")
     try:
-        token = paths.token.read_text().strip()
-    except FileNotFoundError:
-        token = ""
-    if token or not create:
-        return token or None
+        os.link(tmp, path)
+    except FileExistsError:
+        if path.stat().st_size == 0:  # an empty file left by hand: replace it
+            os.replace(tmp, path)
+            return True
+        return False
+    finally:
+        tmp.unlink(missing_ok=True)
+    return True
+
+
+def rotate_token(paths: DaemonPaths) -> str:
+    """Replace the module's token with a new random one; the new token."""
     import secrets
 
     token = secrets.token_hex(TOKEN_BYTES)

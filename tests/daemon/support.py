@@ -165,3 +165,51 @@ def wait_for_line(path: Path, needle: str, timeout_s: float) -> str:
         if time.monotonic() > deadline:
             break
     raise AssertionError(f"no line with {needle!r} in {path} within {timeout_s:g}s")
+
+
+#: A stranger on the daemon's port: answers 200 and ``{"pid": PID}`` (PID given, else its
+#: own) to every request, and prints ``listening`` once bound.
+SQUATTER = """
+import json, os, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+PID = int(sys.argv[2]) if len(sys.argv) > 2 else os.getpid()
+BODY = json.dumps({"pid": PID}).encode()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def _answer(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        print("request", self.command, self.path, flush=True)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(BODY)))
+        self.end_headers()
+        self.wfile.write(BODY)
+
+    do_GET = do_POST = _answer
+
+
+server = HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+print("listening", flush=True)
+server.serve_forever()
+"""
+
+
+@contextmanager
+def squatter(port: int, pid: int | None = None) -> Iterator[subprocess.Popen[str]]:
+    """Another program holding ``port``: a Python HTTP server answering 200 to everything."""
+    argv = [sys.executable, "-c", SQUATTER, str(port), *([str(pid)] if pid else [])]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "listening\n", "the squatter could not bind"
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)

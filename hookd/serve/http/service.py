@@ -36,8 +36,11 @@ __all__ = ["TOKEN_ENV", "parse_address", "read_token", "run_http", "write_ready_
 log = structlog.get_logger("hookd.http")
 
 TOKEN_ENV: Final = "HOOKD_TOKEN"
+#: The shortest token accepted from ``$HOOKD_TOKEN`` (a user types that one; hookd's own
+#: token files hold 64 random hex digits).
+MIN_TOKEN_CHARS: Final = 16
 #: ``serve`` options a replay supplies itself: left out of a recording's ``serve_args``.
-_OWN_OPTIONS: Final = ("--http", "--token-file", "--ready-file", "--idle-exit")
+_OWN_OPTIONS: Final = ("--http", "--token-file", "--ready-file", "--idle-exit", "--proof-key-file")
 
 
 class UsageError(HookdError):
@@ -82,7 +85,38 @@ def read_token(token_file: str | None) -> str:
     token = os.environ.get(TOKEN_ENV, "").strip()
     if not token:
         raise UsageError(f"--http needs a token: give --token-file FILE or set {TOKEN_ENV}")
+    return _long_enough(token, f"${TOKEN_ENV}")
+
+
+def _long_enough(token: str, where: str) -> str:
+    if len(token) < MIN_TOKEN_CHARS:
+        raise UsageError(
+            f"{where}: the token has {len(token)} characters, at least {MIN_TOKEN_CHARS} "
+            "are needed (a random string, e.g. `openssl rand -hex 32`)"
+        )
     return token
+
+
+def read_proof_key(path: str | None) -> bytes | None:
+    """The proof key of ``--proof-key-file`` (its text, stripped), or None without one."""
+    if path is None:
+        return None
+    try:
+        key = Path(path).read_bytes().strip()
+    except OSError as exc:
+        raise UsageError(f"--proof-key-file: cannot read {path}: {exc.strerror}") from None
+    if len(key) < MIN_TOKEN_CHARS:
+        raise UsageError(f"--proof-key-file: {path} holds fewer than {MIN_TOKEN_CHARS} bytes")
+    return key
+
+
+def _warn_if_exposed(address: Address) -> None:
+    if not ipaddress.ip_address(address.host).is_loopback:
+        print(
+            f"hookd serve: warning: listening on {address.host}, not a loopback address: "
+            "other machines can reach this port (only the token keeps them out)",
+            file=sys.stderr,
+        )
 
 
 def write_ready_file(path: str, fields: dict[str, object]) -> None:
@@ -132,6 +166,7 @@ def run_http(args: argparse.Namespace, background: Sequence[Background] = ()) ->
     try:
         address = parse_address(args.http)
         token = read_token(args.token_file)
+        proof_key = read_proof_key(getattr(args, "proof_key_file", None))
     except UsageError as exc:
         print(f"hookd serve: error: {exc}", file=sys.stderr)
         return 2
@@ -141,6 +176,7 @@ def run_http(args: argparse.Namespace, background: Sequence[Background] = ()) ->
         print(f"hookd serve: error: {exc}", file=sys.stderr)
         return 1
     hookd_log.configure(args.log_level, args.log_format)
+    _warn_if_exposed(address)
     module = str(Path(args.hooks).resolve()) if args.hooks and args.hooks.endswith(".py") else None
     config = HttpConfig(
         host=address.host,
@@ -152,7 +188,8 @@ def run_http(args: argparse.Namespace, background: Sequence[Background] = ()) ->
         auth_timeout_s=args.auth_timeout,
         idle_exit_s=args.idle_exit,
     )
-    gate = Gate(token, extra_hosts=(address.host,) if address.explicit else ())
+    extra_hosts = (address.host,) if address.explicit else ()
+    gate = Gate(token, extra_hosts=extra_hosts, proof_key=proof_key)
     hooks = Hooks(RegistryHolder(registry, module or args.hooks), validate=args.validate)
     recorder = recorder_from_env(args.hooks, _serve_args(args.hooks))
     server = HttpServer(hooks, gate, config, recorder=recorder)
@@ -199,6 +236,7 @@ async def _main(
         for task in background:
             nursery.start_soon(task, server.hooks.holder)
         port = await nursery.start(_serve_then_stop, server, nursery.cancel_scope)
+        server.gate.listening(port)
         if ready_file is not None:
             write_ready_file(ready_file, _ready_fields(server, port))
             nursery.start_soon(_remove_at_exit, ready_file)
