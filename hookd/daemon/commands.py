@@ -115,10 +115,8 @@ def call_main(args: argparse.Namespace) -> int:
     try:
         paths = daemon_paths(module_path(args.hooks))
         options = _options(paths, args)
+        ensure_up(paths, options)  # proven before the input goes anywhere
         reply = _post(paths, options, args.event, body)
-        if reply is None or reply.status == 401:  # not running, or not ours: start it
-            ensure_up(paths, options)
-            reply = _post(paths, options, args.event, body)
     except (PathError, DaemonError, CommandError) as exc:
         return _shim_failure(args.event, str(exc))
     except OSError as exc:
