@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 from hookd.daemon.where import (
@@ -96,6 +97,7 @@ def module_path(spec: str) -> Path:
 def _base_dirs() -> tuple[Path, Path]:
     found = xdg_dirs()
     if found is None:
+        _check_runtime_env()
         found = _platform_dirs()
     state, run = Path(found[0]), Path(found[1])
     try:
@@ -103,6 +105,25 @@ def _base_dirs() -> tuple[Path, Path]:
     except OSError:  # none on this system (no XDG_RUNTIME_DIR): keep it with the state
         run = state / "run"
     return state, run
+
+
+def _check_runtime_env() -> None:
+    """A ``$XDG_RUNTIME_DIR`` that exists but that others may write is refused, not avoided."""
+    value = os.environ.get("XDG_RUNTIME_DIR", "")
+    if not os.path.isabs(value):
+        return
+    try:
+        info = os.stat(value)
+    except FileNotFoundError:
+        return  # none: the runtime files are kept with the state
+    except OSError as exc:
+        raise PathError(f"$XDG_RUNTIME_DIR ({value}): {exc.strerror}") from None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
+        raise PathError(
+            f"$XDG_RUNTIME_DIR ({value}) is not a private directory of this user "
+            f"(mode {stat.S_IMODE(info.st_mode):o}, owner uid {info.st_uid}); "
+            f"fix it with `chmod 700 {value}`, or unset XDG_RUNTIME_DIR"
+        )
 
 
 def _platform_dirs() -> tuple[str, str]:
@@ -122,12 +143,30 @@ def daemon_paths(module: Path) -> DaemonPaths:
     state, run = _base_dirs()
     key = module_key(str(module))
     paths = DaemonPaths(module, key, Path(state_dir(str(state), key)), run)
-    try:
-        _private_dir(paths.state_dir)
-        _private_dir(paths.run_dir)
-    except OSError as exc:
-        raise PathError(f"cannot create the state directory: {exc}") from None
+    for directory, top in ((paths.state_dir, state), (paths.run_dir, run)):
+        try:
+            _private_dir(directory)
+            _own_dirs(directory, top)
+        except OSError as exc:
+            where = exc.filename or directory
+            fix = "move it away (hookd makes it again)"
+            raise PathError(f"{where}: {exc.strerror}; {fix}") from None
     return paths
+
+
+def _own_dirs(directory: Path, top: Path) -> None:
+    """Each of hookd's own directories, ``top`` down to ``directory``, is ours and 0700."""
+    while True:
+        info = directory.lstat()
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            raise PathError(
+                f"{directory}: not a directory of this user; move it away (hookd makes it again)"
+            )
+        if stat.S_IMODE(info.st_mode) != 0o700:
+            directory.chmod(0o700)
+        if directory in (top, directory.parent):
+            return
+        directory = directory.parent
 
 
 def known_daemons() -> list[Path]:
