@@ -136,6 +136,7 @@ def test_up_during_down_starts_a_new_daemon(box: Box, module: Path) -> None:
     while not _pending_sigterm(old):  # `down` has signalled it and waits for it to end
         assert time.monotonic() < deadline and down.poll() is None
         time.sleep(0.01)
+    assert not any((box.runtime / "hookd").glob("*.json"))  # no longer announced as running
     up = hookd(box, "up", str(module), "--port", port)
     assert down.wait(timeout=60) == 0
     assert up.returncode == 0, up.stderr
