@@ -173,6 +173,13 @@ def _add_http_limits(http: Any) -> None:
         f"of them is closed (default: {_HTTP.max_unauthenticated})",
     )
     http.add_argument(
+        "--log-max-bytes",
+        type=positive_int,
+        metavar="N",
+        help="when stderr is a file, move it to FILE.1 and start a new one once it passes "
+        "N bytes (checked each second; hookd up sets 10 MiB)",
+    )
+    http.add_argument(
         "--header-timeout",
         type=positive_seconds,
         default=_HTTP.header_timeout_s,

@@ -242,9 +242,11 @@ def _check_port_free(port: int) -> None:
 
 def serve_argv(paths: DaemonPaths, options: StartOptions) -> list[str]:
     """The daemon's command line."""
-    argv = [sys.executable, "-m", "hookd", "serve", str(paths.module)]
+    # -P: the daemon runs in the module's folder, which must not come before hookd's own
+    # dependencies on sys.path (a `watchfiles.py` there would replace the library)
+    argv = [sys.executable, "-P", "-m", "hookd", "serve", str(paths.module)]
     argv += ["--http", f"{HOST}:{options.port}", "--ready-file", str(paths.ready)]
-    argv += ["--log-format", "json"]
+    argv += ["--log-format", "json", "--log-max-bytes", str(LOG_ROTATE_BYTES)]
     if options.idle_exit_s > 0:
         argv += ["--idle-exit", f"{options.idle_exit_s:g}"]
     if not options.token_from_env:

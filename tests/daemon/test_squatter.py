@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.daemon.support import Box, hookd, read_settings, squatter
-from tests.daemon.test_lifecycle import PRE, free_port, module, ready_file  # noqa: F401
+from tests.daemon.test_lifecycle import PRE, free_port, ready_file
 
 SETTINGS = Path(".claude") / "settings.local.json"
 

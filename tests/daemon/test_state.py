@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon.support import HOOKD, Box, hookd
-from tests.daemon.test_lifecycle import PRE, free_port, module, ready_file  # noqa: F401
+from tests.daemon.support import HOOKD, Box, hookd, wait_for_line
+from tests.daemon.test_lifecycle import PRE, free_port, ready_file
 
 WAIT_S = 30.0
 
@@ -71,9 +71,7 @@ DAMAGE: dict[str, Callable[[Box, Path], Path]] = {
 
 @pytest.mark.req("R-D35")
 @pytest.mark.parametrize("damage", list(DAMAGE))
-def test_damaged_state_is_one_line_and_a_blocking_exit(
-    box: Box, module: Path, damage: str
-) -> None:
+def test_damaged_state_is_one_line_and_a_blocking_exit(box: Box, module: Path, damage: str) -> None:
     port = str(free_port())
     assert hookd(box, "up", str(module), "--port", port).returncode == 0
     assert hookd(box, "down").returncode == 0
@@ -105,8 +103,11 @@ def test_concurrent_first_ups_share_one_token_and_one_daemon(box: Box, module: P
     procs = [
         subprocess.Popen(
             [HOOKD, "up", str(module), "--port", port],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=box.env(),
-        )  # fmt: skip
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=box.env(),
+        )
         for _ in range(6)
     ]
     outs = [p.communicate(timeout=60) for p in procs]
@@ -142,3 +143,21 @@ def test_up_during_down_starts_a_new_daemon(box: Box, module: Path) -> None:
     assert up.returncode == 0, up.stderr
     assert up.stdout.startswith("hookd: started: pid ")
     assert json.loads(ready_file(box).read_text())["pid"] != old
+
+
+@pytest.mark.req("R-D38")
+def test_files_beside_the_module_do_not_shadow_hookds_libraries(box: Box, module: Path) -> None:
+    marker = box.root / "shadowed"
+    for name in ("watchfiles", "h11", "msgspec"):
+        (module.parent / f"{name}.py").write_text(
+            f"open({str(marker)!r}, 'a').write('{name}\\n')\nraise ImportError('shadow')\n"
+        )
+    port = str(free_port())
+    done = hookd(box, "up", str(module), "--port", port)
+    assert done.returncode == 0, done.stderr
+    log = _key_dir(box, module) / "daemon.log"
+    wait_for_line(log, "reload.watching", WAIT_S)  # the daemon imported watchfiles after it
+    call = hookd(box, "call", "PreToolUse", "--hooks", str(module), "--port", port,
+                 stdin=json.dumps(PRE).encode())  # fmt: skip
+    assert call.returncode == 0, call.stderr
+    assert not marker.exists(), marker.read_text()

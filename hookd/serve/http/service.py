@@ -28,6 +28,7 @@ from hookd.serve.http.answer import Hooks
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.gate import Gate
 from hookd.serve.http.holder import RegistryHolder
+from hookd.serve.http.logfile import keep_log_small
 from hookd.serve.http.record import recorder_from_env
 from hookd.serve.http.server import HttpServer
 
@@ -194,7 +195,7 @@ def run_http(args: argparse.Namespace, background: Sequence[Background] = ()) ->
     recorder = recorder_from_env(args.hooks, _serve_args(args.hooks))
     server = HttpServer(hooks, gate, config, recorder=recorder)
     try:
-        error = _run_trio(server, args.ready_file, background)
+        error = _run_trio(server, args.ready_file, background, getattr(args, "log_max_bytes", None))
     finally:
         if recorder is not None:
             recorder.close()
@@ -206,11 +207,14 @@ def run_http(args: argparse.Namespace, background: Sequence[Background] = ()) ->
 
 
 def _run_trio(
-    server: HttpServer, ready_file: str | None, background: Sequence[Background] = ()
+    server: HttpServer,
+    ready_file: str | None,
+    background: Sequence[Background] = (),
+    log_max_bytes: int | None = None,
 ) -> OSError | None:
     """Serve; the error if the listener could not be opened (a port in use)."""
     try:
-        trio.run(_main, server, ready_file, background)
+        trio.run(_main, server, ready_file, background, log_max_bytes)
     except OSError as exc:
         return exc
     except BaseExceptionGroup as group:
@@ -227,7 +231,10 @@ def _first(group: BaseExceptionGroup[OSError]) -> OSError:
 
 
 async def _main(
-    server: HttpServer, ready_file: str | None, background: Sequence[Background] = ()
+    server: HttpServer,
+    ready_file: str | None,
+    background: Sequence[Background] = (),
+    log_max_bytes: int | None = None,
 ) -> None:
     """Serve until a signal or the idle exit; the ready file exists while serving."""
     hookd_log.attach()
@@ -235,6 +242,8 @@ async def _main(
         nursery.start_soon(_watch_signals, nursery.cancel_scope)
         for task in background:
             nursery.start_soon(task, server.hooks.holder)
+        if log_max_bytes is not None:
+            nursery.start_soon(keep_log_small, log_max_bytes)
         port = await nursery.start(_serve_then_stop, server, nursery.cancel_scope)
         server.gate.listening(port)
         if ready_file is not None:
