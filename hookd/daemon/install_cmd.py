@@ -36,6 +36,8 @@ def install_main(args: argparse.Namespace) -> int:
     except (PathError, InstallError, OSError) as exc:
         return _fail("install", exc)
     events = ", ".join(done.events) or "no events"
+    if done.note is not None:
+        print(f"hookd: {done.note}")
     print(f"hookd: {_shown(done.path)}: {events} -> http://127.0.0.1:{done.port}/hook/EVENT")
     print("hookd: SessionStart and each prompt run `hookd up`, which starts the daemon if needed")
     if token_env:
