@@ -31,7 +31,7 @@ def expected_proof(key: bytes, nonce: str, pid: int, port: int) -> str:
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
-@pytest.mark.req("R-527")
+@pytest.mark.req("R-540")
 async def test_a_challenge_is_answered_with_the_proof(tmp_path: Path) -> None:
     key = os.urandom(32).hex().encode()
     (tmp_path / "proof.key").write_bytes(key + b"\n")
@@ -51,7 +51,7 @@ async def test_a_challenge_is_answered_with_the_proof(tmp_path: Path) -> None:
     assert bad.status == 401 and "x-hookd-proof" not in bad.headers
 
 
-@pytest.mark.req("R-527")
+@pytest.mark.req("R-540")
 async def test_without_a_key_file_no_proof_is_given(tmp_path: Path) -> None:
     async with serve_http(tmp_path) as served:
         client = await served.client()
@@ -59,7 +59,7 @@ async def test_without_a_key_file_no_proof_is_given(tmp_path: Path) -> None:
     assert reply.status == 200 and "x-hookd-proof" not in reply.headers
 
 
-@pytest.mark.req("R-528")
+@pytest.mark.req("R-541")
 async def test_a_failed_authentication_is_logged_and_slowed_alone(tmp_path: Path) -> None:
     wrong = "wrong-token-do-not-log-0123"
     async with serve_http(tmp_path) as served:
@@ -95,7 +95,7 @@ def test_a_short_hookd_token_is_one_line() -> None:
     assert line.startswith("hookd serve: error: $HOOKD_TOKEN: the token has 5 characters")
 
 
-@pytest.mark.req("R-529")
+@pytest.mark.req("R-542")
 @pytest.mark.parametrize(("host", "warned"), [("0.0.0.0", True), ("127.0.0.1", False)])
 def test_a_non_loopback_address_is_warned_about(host: str, warned: bool) -> None:
     out = subprocess.run(
@@ -114,7 +114,7 @@ def test_a_non_loopback_address_is_warned_about(host: str, warned: bool) -> None
         assert warnings == []
 
 
-@pytest.mark.req("R-530")
+@pytest.mark.req("R-543")
 async def test_the_log_file_is_rotated_while_running(tmp_path: Path) -> None:
     log = tmp_path / "daemon.log"
     ready = tmp_path / "ready.json"
