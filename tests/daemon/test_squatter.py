@@ -88,6 +88,10 @@ def test_a_start_rotates_the_token_in_the_settings(box: Box, module: Path) -> No
     assert http_tokens(box) == {f"Bearer {second}"}
     assert hookd(box, "up", "--quiet", str(module), "--port", str(port)).returncode == 0
     assert box.token() == second  # a running daemon keeps its token
+    pid = json.loads(ready_file(box).read_text())["pid"]
+    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    key = (box.daemon_dirs()[0] / "proof.key").read_text().strip()
+    assert second.encode() not in cmdline and key.encode() not in cmdline
 
 
 @pytest.mark.req("R-D40")
