@@ -15,15 +15,10 @@ from pathlib import Path
 from hookd.daemon.client import Reply, Unreachable, request
 from hookd.daemon.lifecycle import (
     DaemonError,
-    Running,
     Squatted,
     StartOptions,
-    challenge,
     default_port,
     ensure_up,
-    probe,
-    proven,
-    ready_pid,
     stop,
 )
 from hookd.daemon.paths import (
@@ -36,6 +31,7 @@ from hookd.daemon.paths import (
     read_json,
     read_token,
 )
+from hookd.daemon.probe import Running, challenge, probe, proven, ready_pid
 from hookd.daemon.where import HOST, MIN_TOKEN_CHARS, TOKEN_ENV
 
 __all__ = ["call_main", "down_main", "status_main", "up_main"]

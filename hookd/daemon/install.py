@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from hookd.daemon import settings as entries_mod
-from hookd.daemon.lifecycle import default_port, probe
+from hookd.daemon.lifecycle import default_port
 from hookd.daemon.paths import DaemonPaths, int_field, read_json, read_token, write_private
 from hookd.daemon.ports import claimed_ports
+from hookd.daemon.probe import probe
 from hookd.daemon.settings import EventHooks, Target
 from hookd.daemon.where import HOST
 

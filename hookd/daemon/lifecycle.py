@@ -6,11 +6,9 @@ listens; ``hookd up`` waits for that file and for an answer to ``GET /status``.
 Only the standard library is imported here: the fast path of ``hookd up`` (the
 daemon already answers) is one file read and one local HTTP request.
 
-A daemon is the module's only when its ready file names it (pid and port) and
-it answers a fresh random challenge with :func:`~hookd.daemon.where.proof`
-under the module's proof key, a file only this user's processes can read and
-that never travels on the wire. Anything else on the port is a stranger: it
-decides nothing, and ``hookd up`` says so with a blocking exit (:class:`Squatted`).
+Finding it is :mod:`hookd.daemon.probe`; a port held by anything but the
+module's daemon is :class:`Squatted`, which ``hookd up`` reports with a
+blocking exit.
 """
 
 from __future__ import annotations
@@ -24,9 +22,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from hookd.daemon.client import Reply, Unreachable, get_json
-from hookd.daemon.paths import DaemonPaths, read_json, read_key, read_token, rotate_token
-from hookd.daemon.where import HOST, proof
+from hookd.daemon.paths import DaemonPaths, read_key, read_token, rotate_token
+from hookd.daemon.probe import Running, alive, is_ours, probe, read_ready
+from hookd.daemon.where import HOST
 
 TYPE_CHECKING = False  # without importing typing
 if TYPE_CHECKING:
@@ -34,14 +32,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DaemonError",
-    "Running",
     "Squatted",
     "StartOptions",
     "default_port",
     "ensure_up",
-    "probe",
-    "proven",
-    "ready_pid",
     "stop",
 ]
 
@@ -58,17 +52,6 @@ class DaemonError(Exception):
 
 class Squatted(DaemonError):
     """The port is held by something that is not the module's daemon: a blocking failure."""
-
-
-class Running:
-    """A daemon that answered ``GET /status`` with the expected token."""
-
-    __slots__ = ("pid", "port", "status")
-
-    def __init__(self, pid: int, port: int, status: dict[str, object]) -> None:
-        self.pid = pid
-        self.port = port
-        self.status = status
 
 
 class StartOptions:
@@ -94,79 +77,6 @@ class StartOptions:
 def default_port(paths: DaemonPaths) -> int:
     """A port derived from the module's key, so one module keeps one port."""
     return PORT_BASE + int(paths.key.rsplit("-", 1)[1], 16) % PORT_SPAN
-
-
-# ---------------------------------------------------------------------------- finding
-
-
-def _ready(paths: DaemonPaths) -> tuple[int, int] | None:
-    info = read_json(paths.ready)
-    if info is None:
-        return None
-    pid, port = info.get("pid"), info.get("port")
-    return (pid, port) if isinstance(pid, int) and isinstance(port, int) else None
-
-
-def ready_pid(paths: DaemonPaths, port: int) -> int | None:
-    """The pid of the ready file when it names ``port``."""
-    ready = _ready(paths)
-    return ready[0] if ready is not None and ready[1] == port else None
-
-
-def challenge() -> str:
-    """A fresh random nonce for :func:`proven`."""
-    return os.urandom(16).hex()
-
-
-def proven(paths: DaemonPaths, reply: Reply, nonce: str, pid: int, port: int) -> bool:
-    """Whether ``reply`` carries the proof of ``nonce`` that only the module's daemon can make."""
-    from _operator import _compare_digest
-
-    expected = proof(read_key(paths).encode(), nonce, pid, port).encode()
-    return bool(_compare_digest(reply.proof, expected))
-
-
-def probe(paths: DaemonPaths, token: str) -> Running | str | None:
-    """The running daemon; ``None`` when there is none; ``"token"`` when one of ours wants
-    another token or cannot prove itself (an older hookd): it is to be started again."""
-    ready = _ready(paths)
-    if ready is None:
-        return None
-    pid, port = ready
-    nonce = challenge()
-    try:
-        reply = get_json(HOST, port, "/status", token, challenge=nonce)
-    except Unreachable:
-        return None
-    if reply.status == 200 and proven(paths, reply, nonce, pid, port):
-        status = reply.json()
-        if isinstance(status, dict) and status.get("pid") == pid:
-            return Running(pid, port, status)
-    return "token" if _is_ours(paths, pid) else None
-
-
-def _is_ours(paths: DaemonPaths, pid: int) -> bool:
-    """Whether ``pid`` is this module's daemon (its command line names our ready file)."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return _alive(pid) and sys.platform != "linux"
-    return str(paths.ready).encode() in cmdline
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs; a zombie (exited, not yet reaped by its parent) does not."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state != b"Z"
 
 
 # --------------------------------------------------------------------------- starting
@@ -286,7 +196,7 @@ def _wait_ready(paths: DaemonPaths, proc: Popen[bytes], token: str) -> Running:
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise DaemonError(f"the daemon exited at start-up: {_last_error(paths.log)}")
-        ready = _ready(paths)
+        ready = read_ready(paths)
         if ready is not None and ready[0] == proc.pid:
             found = probe(paths, token)
             if isinstance(found, Running):
@@ -327,16 +237,16 @@ def stop(paths: DaemonPaths) -> int | None:
 
 
 def _stop_locked(paths: DaemonPaths) -> int | None:
-    ready = _ready(paths)
+    ready = read_ready(paths)
     paths.ready.unlink(missing_ok=True)  # from now on `hookd up` does not see it as running
-    if ready is None or not _alive(ready[0]) or not _is_ours(paths, ready[0]):
+    if ready is None or not alive(ready[0]) or not is_ours(paths, ready[0]):
         return None
     import signal
 
     pid = ready[0]
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT_S
-    while _alive(pid) and not _reaped(pid):
+    while alive(pid) and not _reaped(pid):
         if time.monotonic() > deadline:
             os.kill(pid, signal.SIGKILL)
             break
