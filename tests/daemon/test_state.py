@@ -161,3 +161,18 @@ def test_files_beside_the_module_do_not_shadow_hookds_libraries(box: Box, module
                  stdin=json.dumps(PRE).encode())  # fmt: skip
     assert call.returncode == 0, call.stderr
     assert not marker.exists(), marker.read_text()
+
+
+@pytest.mark.req("R-D08")
+@pytest.mark.parametrize("command", ["up", "call"])
+def test_a_short_hookd_token_is_one_line(box: Box, module: Path, command: str) -> None:
+    port = str(free_port())
+    args = ["up", str(module)] if command == "up" else ["call", "Setup", "--hooks", str(module)]
+    done = hookd(box, *args, "--port", port, "--token-env", stdin=b"{}",
+                 env=box.env(HOOKD_TOKEN="too-short"))  # fmt: skip
+    assert done.returncode == 1
+    (line,) = done.stderr.splitlines()
+    assert line == (
+        f"hookd {command}: error: HOOKD_TOKEN has 9 characters, at least 16 are needed "
+        "(a random string, e.g. `openssl rand -hex 32`)"
+    )
