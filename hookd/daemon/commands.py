@@ -172,15 +172,22 @@ def down_main(args: argparse.Namespace) -> int:
         targets = _targets(args.hooks)
     except PathError as exc:
         return _fail("down", exc)
-    stopped = 0
+    stopped, failed = 0, 0
     for paths in targets:
-        pid = stop(paths)
+        try:
+            pid = stop(paths)
+        except (DaemonError, PathError) as exc:
+            failed += _fail("down", f"{paths.module}: {exc}")
+            continue
+        except OSError as exc:
+            failed += _fail("down", _state_error(exc))
+            continue
         if pid is not None:
             stopped += 1
             print(f"hookd: stopped pid {pid} serving {paths.module}")
-    if not stopped:
+    if not stopped and not failed:
         print("hookd: no daemon was running")
-    return 0
+    return 1 if failed else 0
 
 
 def status_main(args: argparse.Namespace) -> int:

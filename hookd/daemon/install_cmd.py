@@ -65,9 +65,9 @@ def uninstall_main(args: argparse.Namespace) -> int:
         paths = daemon_paths(module)
         target = settings_file(args.scope, Path.cwd())
         removed = uninstall(paths, target)
-    except (PathError, InstallError, OSError) as exc:
+        stop(paths)
+    except (PathError, InstallError, DaemonError, OSError) as exc:
         return _fail("uninstall", exc)
-    stop(paths)
     if removed:
         print(f"hookd: removed {removed} hookd entries from {_shown(target)}; daemon stopped")
     else:

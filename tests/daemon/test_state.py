@@ -176,3 +176,17 @@ def test_a_short_hookd_token_is_one_line(box: Box, module: Path, command: str) -
         f"hookd {command}: error: HOOKD_TOKEN has 9 characters, at least 16 are needed "
         "(a random string, e.g. `openssl rand -hex 32`)"
     )
+
+
+@pytest.mark.req("R-D42")
+def test_down_with_a_damaged_lock_is_one_line(box: Box, module: Path) -> None:
+    assert hookd(box, "up", str(module), "--port", str(free_port())).returncode == 0
+    (lock,) = (box.runtime / "hookd").glob("*.lock")
+    lock.unlink()
+    lock.mkdir()
+    done = hookd(box, "down")
+    assert done.returncode == 1
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"hookd down: error: {lock}: ")
+    lock.rmdir()
+    assert "hookd: stopped pid " in hookd(box, "down").stdout
