@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.daemon.cli_session import installed, run_cli, stream_of
-from tests.daemon.support import Box, hookd, squatter
+from tests.daemon.support import HOOKD, Box, hookd, squatter
 from tests.support.fake_anthropic import run_tool_then_done
 
 pytestmark = pytest.mark.real_cli
@@ -64,3 +64,24 @@ def test_without_the_squatter_the_same_session_runs_the_tool(claude: Path, box: 
         run = run_cli(claude, box, run_tool_then_done([f"rm -rf {victim}"]))
     assert run.returncode == 0, run.stderr
     assert not victim.exists(), stream_of(run)
+
+
+@pytest.mark.req("R-D41")
+def test_a_running_session_follows_the_new_token_of_a_restarted_daemon(
+    claude: Path, box: Box
+) -> None:
+    """Mid-session the daemon is stopped and started again (a new token, the settings
+    rewritten); the session's next guarded call reaches the new daemon and is answered by it."""
+    with installed(box, "daemon_guard.py") as module:
+        port = allow_bash(box)
+        before = box.token()
+        # the sleep leaves Claude Code's settings watcher its debounce (under a second)
+        up = f"{HOOKD} up --quiet {module} --port {port}"
+        restart = f"{HOOKD} down && {up} && sleep 3 && echo restarted"
+        run = run_cli(claude, box, run_tool_then_done([restart, "echo forbidden"]))
+        after = box.token()
+    assert run.returncode == 0, run.stderr
+    assert after != before
+    assert run.tool_result_text(0).strip().endswith("restarted"), stream_of(run)
+    assert run.tool_results()[1].get("is_error")
+    assert "forbidden by the daemon guard" in run.tool_result_text(1), stream_of(run)
