@@ -26,7 +26,7 @@ def claim(box: Box, key: str, port: int, module: str) -> None:
     (other / "install.json").write_text(json.dumps({"module": module, "port": port}))
 
 
-@pytest.mark.req("R-D46")
+@pytest.mark.req("R-D56")
 def test_a_port_another_module_owns_is_skipped_and_the_user_told(box: Box, module: Path) -> None:
     port = derived_port(module)
     claim(box, "other-0123456789ab", port, "/elsewhere/other.py")
@@ -47,7 +47,7 @@ def test_a_port_another_module_owns_is_skipped_and_the_user_told(box: Box, modul
     assert json.loads((state / "install.json").read_text())["port"] == moved
 
 
-@pytest.mark.req("R-D46")
+@pytest.mark.req("R-D56")
 def test_a_running_daemon_of_another_module_owns_its_port(box: Box, module: Path) -> None:
     port = derived_port(module)
     ready = box.runtime / "hookd" / "other-0123456789ab.json"

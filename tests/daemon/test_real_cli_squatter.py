@@ -34,7 +34,7 @@ def allow_bash(box: Box) -> int:
     return port
 
 
-@pytest.mark.req("R-D40")
+@pytest.mark.req("R-D50")
 def test_a_squatter_on_the_port_decides_no_tool_call(claude: Path, box: Box) -> None:
     victim = box.root / "victim"
     victim.mkdir()
@@ -54,7 +54,7 @@ def test_a_squatter_on_the_port_decides_no_tool_call(claude: Path, box: Box) -> 
     assert "POST" not in seen  # no hook input was posted to it either
 
 
-@pytest.mark.req("R-D40")
+@pytest.mark.req("R-D50")
 def test_without_the_squatter_the_same_session_runs_the_tool(claude: Path, box: Box) -> None:
     """The control: the setup above lets ``rm -rf`` through when the daemon holds the port."""
     victim = box.root / "victim"
@@ -66,7 +66,7 @@ def test_without_the_squatter_the_same_session_runs_the_tool(claude: Path, box: 
     assert not victim.exists(), stream_of(run)
 
 
-@pytest.mark.req("R-D41")
+@pytest.mark.req("R-D51")
 def test_a_running_session_follows_the_new_token_of_a_restarted_daemon(
     claude: Path, box: Box
 ) -> None:

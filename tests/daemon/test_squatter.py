@@ -36,7 +36,7 @@ def http_tokens(box: Box) -> set[str]:
     }
 
 
-@pytest.mark.req("R-D40")
+@pytest.mark.req("R-D50")
 def test_up_exits_2_when_another_program_holds_the_port(box: Box, module: Path) -> None:
     assert hookd(box, "install", ".claude/hooks.py").returncode == 0
     port = installed_port(box)
@@ -49,7 +49,7 @@ def test_up_exits_2_when_another_program_holds_the_port(box: Box, module: Path) 
     assert line.startswith(f"hookd up: error: port {port} on 127.0.0.1 is held by another program")
 
 
-@pytest.mark.req("R-D40")
+@pytest.mark.req("R-D50")
 def test_a_squatter_that_knows_the_token_and_the_pid_is_still_refused(
     box: Box, module: Path
 ) -> None:
@@ -74,7 +74,7 @@ def test_a_squatter_that_knows_the_token_and_the_pid_is_still_refused(
     assert setup.returncode == 1 and setup.stdout == ""
 
 
-@pytest.mark.req("R-D41")
+@pytest.mark.req("R-D51")
 def test_a_start_rotates_the_token_in_the_settings(box: Box, module: Path) -> None:
     assert hookd(box, "install", ".claude/hooks.py").returncode == 0
     first = box.token()
@@ -94,7 +94,7 @@ def test_a_start_rotates_the_token_in_the_settings(box: Box, module: Path) -> No
     assert second.encode() not in cmdline and key.encode() not in cmdline
 
 
-@pytest.mark.req("R-D40")
+@pytest.mark.req("R-D50")
 def test_the_proof_is_hmac_sha256_of_nonce_pid_and_port() -> None:
     from hookd.daemon.where import proof
 

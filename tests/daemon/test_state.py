@@ -69,7 +69,7 @@ DAMAGE: dict[str, Callable[[Box, Path], Path]] = {
 }
 
 
-@pytest.mark.req("R-D42")
+@pytest.mark.req("R-D52")
 @pytest.mark.parametrize("damage", list(DAMAGE))
 def test_damaged_state_is_one_line_and_a_blocking_exit(box: Box, module: Path, damage: str) -> None:
     port = str(free_port())
@@ -97,7 +97,7 @@ def test_every_directory_hookd_makes_is_private(box: Box, module: Path) -> None:
         assert stat.S_IMODE(directory.stat().st_mode) == 0o700, directory
 
 
-@pytest.mark.req("R-D43")
+@pytest.mark.req("R-D53")
 def test_concurrent_first_ups_share_one_token_and_one_daemon(box: Box, module: Path) -> None:
     port = str(free_port())
     procs = [
@@ -124,7 +124,7 @@ def _pending_sigterm(pid: int) -> bool:
     return bool(int(pending.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
 
 
-@pytest.mark.req("R-D44")
+@pytest.mark.req("R-D54")
 def test_up_during_down_starts_a_new_daemon(box: Box, module: Path) -> None:
     """The daemon being stopped (held in SIGSTOP, so its SIGTERM waits) is not taken for running:
     ``up`` waits for ``down`` and starts a new one."""
@@ -145,7 +145,7 @@ def test_up_during_down_starts_a_new_daemon(box: Box, module: Path) -> None:
     assert json.loads(ready_file(box).read_text())["pid"] != old
 
 
-@pytest.mark.req("R-D45")
+@pytest.mark.req("R-D55")
 def test_files_beside_the_module_do_not_shadow_hookds_libraries(box: Box, module: Path) -> None:
     marker = box.root / "shadowed"
     for name in ("watchfiles", "h11", "msgspec"):
@@ -178,7 +178,7 @@ def test_a_short_hookd_token_is_one_line(box: Box, module: Path, command: str) -
     )
 
 
-@pytest.mark.req("R-D42")
+@pytest.mark.req("R-D52")
 def test_down_with_a_damaged_lock_is_one_line(box: Box, module: Path) -> None:
     assert hookd(box, "up", str(module), "--port", str(free_port())).returncode == 0
     (lock,) = (box.runtime / "hookd").glob("*.lock")
