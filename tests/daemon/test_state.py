@@ -160,6 +160,8 @@ def test_files_beside_the_module_do_not_shadow_hookds_libraries(box: Box, module
     call = hookd(box, "call", "PreToolUse", "--hooks", str(module), "--port", port,
                  stdin=json.dumps(PRE).encode())  # fmt: skip
     assert call.returncode == 0, call.stderr
+    module.write_text(module.read_text() + "\n")  # a reload: checked in a child process first
+    wait_for_line(log, "reload.done", WAIT_S)
     assert not marker.exists(), marker.read_text()
 
 
