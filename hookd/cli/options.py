@@ -113,6 +113,12 @@ def add_http_options(p: argparse.ArgumentParser) -> None:
         help="file holding the bearer token every request must carry (default: $HOOKD_TOKEN)",
     )
     http.add_argument(
+        "--proof-key-file",
+        metavar="FILE",
+        help="answer a request's X-Hookd-Challenge with X-Hookd-Proof, an HMAC-SHA256 under "
+        "this file's key (hookd up does this to tell its daemon from another program)",
+    )
+    http.add_argument(
         "--ready-file",
         metavar="FILE",
         help="once listening, write {pid, host, port, module, started} as JSON here (mode 0600)",
@@ -165,6 +171,13 @@ def _add_http_limits(http: Any) -> None:
         metavar="N",
         help="connections open at once that have not shown the token yet; past it the oldest "
         f"of them is closed (default: {_HTTP.max_unauthenticated})",
+    )
+    http.add_argument(
+        "--log-max-bytes",
+        type=positive_int,
+        metavar="N",
+        help="when stderr is a file, move it to FILE.1 and start a new one once it passes "
+        "N bytes (checked each second; hookd up sets 10 MiB)",
     )
     http.add_argument(
         "--header-timeout",

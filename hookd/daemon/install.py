@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from hookd.daemon import settings as entries_mod
-from hookd.daemon.lifecycle import default_port, probe
+from hookd.daemon.lifecycle import default_port
 from hookd.daemon.paths import DaemonPaths, int_field, read_json, read_token, write_private
+from hookd.daemon.ports import claimed_ports
+from hookd.daemon.probe import probe
 from hookd.daemon.settings import EventHooks, Target
 from hookd.daemon.where import HOST
 from hookd.errors import HookdError
@@ -40,6 +42,7 @@ class Installed:
     path: Path
     events: list[str]
     port: int
+    note: str | None = None  # the port moved off one another module owns
 
 
 def settings_file(scope: Scope, project: Path) -> Path:
@@ -90,18 +93,24 @@ def event_hooks(module: Path) -> list[EventHooks]:
     ]
 
 
-def pick_port(paths: DaemonPaths, wanted: int | None) -> int:
-    """``wanted``, the port of an earlier install, or the first free one from the default."""
+def pick_port(paths: DaemonPaths, wanted: int | None) -> tuple[int, str | None]:
+    """``wanted``, the port of an earlier install, or the first free one from the default;
+    a port another module owns is skipped, and the note says so."""
     if wanted is not None:
-        return wanted
+        return wanted, None
+    claimed = claimed_ports(paths)
     recorded = int_field(read_json(paths.record), "port")
-    if recorded is not None:
-        return recorded
+    if recorded is not None and recorded not in claimed:
+        return recorded, None
     token = read_token(paths) or ""
     start = default_port(paths)
     for port in range(start, start + PORT_TRIES):
-        if _free(port) or probe(paths, token) is not None:
-            return port
+        if port not in claimed and (_free(port) or probe(paths, token) is not None):
+            first = recorded if recorded is not None else start
+            note = None
+            if first in claimed:
+                note = f"port {first} belongs to {claimed[first]}; {paths.module} gets port {port}"
+            return port, note
     raise InstallError(f"no free port in {start}-{start + PORT_TRIES - 1}; give --port N")
 
 
@@ -149,7 +158,7 @@ def install(
     """Write the module's entries into the settings file at ``path``."""
     events = event_hooks(paths.module)
     token = None if token_env else read_token(paths, create=True)
-    chosen = pick_port(paths, port)
+    chosen, note = pick_port(paths, port)
     target = Target(paths.key, chosen, hookd_command(), str(paths.module), token, fail_open)
     current = read_settings(path)
     value = current if current is not None else {}
@@ -159,7 +168,7 @@ def install(
     except ValueError as exc:
         raise InstallError(f"{path}: {exc}") from None
     write_settings(path, value, secret=token is not None)
-    return Installed(path, [e.event for e in events], chosen)
+    return Installed(path, [e.event for e in events], chosen, note)
 
 
 def _remember(paths: DaemonPaths, path: Path, port: int, *, created: bool, had_hooks: bool) -> None:

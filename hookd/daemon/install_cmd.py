@@ -36,6 +36,8 @@ def install_main(args: argparse.Namespace) -> int:
     except (PathError, InstallError, OSError) as exc:
         return _fail("install", exc)
     events = ", ".join(done.events) or "no events"
+    if done.note is not None:
+        print(f"hookd: {done.note}")
     print(f"hookd: {_shown(done.path)}: {events} -> http://127.0.0.1:{done.port}/hook/EVENT")
     print("hookd: SessionStart and each prompt run `hookd up`, which starts the daemon if needed")
     if token_env:
@@ -63,9 +65,9 @@ def uninstall_main(args: argparse.Namespace) -> int:
         paths = daemon_paths(module)
         target = settings_file(args.scope, Path.cwd())
         removed = uninstall(paths, target)
-    except (PathError, InstallError, OSError) as exc:
+        stop(paths)
+    except (PathError, InstallError, DaemonError, OSError) as exc:
         return _fail("uninstall", exc)
-    stop(paths)
     if removed:
         print(f"hookd: removed {removed} hookd entries from {_shown(target)}; daemon stopped")
     else:

@@ -30,8 +30,9 @@ def check_argv(
     can_use_tool: str | None = None,
     timeout_s: float | None = None,
 ) -> list[str]:
-    """``hookd check`` for the daemon's hooks, in this interpreter, writing no bytecode."""
-    argv = [sys.executable, "-B", "-m", "hookd", "check", hooks]
+    """``hookd check`` for the daemon's hooks, in this interpreter, writing no bytecode, the
+    module's folder not before hookd's own dependencies on ``sys.path``."""
+    argv = [sys.executable, "-B", "-P", "-m", "hookd", "check", hooks]  # -P: R-D55
     for path in settings:
         argv += ["--settings", path]
     if can_use_tool is not None:

@@ -54,7 +54,9 @@ class HttpServeOptions(msgspec.Struct, frozen=True):
     load: LoadOptions
     address: str
     token_file: str | None = None
+    proof_key_file: str | None = None
     ready_file: str | None = None
+    log_max_bytes: int | None = None
     max_body_bytes: int = 64 * 1024 * 1024
     max_connections: int = 256
     max_unauthenticated: int = 128

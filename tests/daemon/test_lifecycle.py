@@ -154,10 +154,11 @@ def test_a_port_taken_by_another_program_is_a_clear_error(box: Box, module: Path
         squatter.listen()
         port = squatter.getsockname()[1]
         done = hookd(box, "up", str(module), "--port", str(port))
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stderr == (
-        f"hookd up: error: port {port} on 127.0.0.1 is taken by another program; "
-        "choose another with `hookd install HOOKS --port N`\n"
+        f"hookd up: error: port {port} on 127.0.0.1 is held by another program, not this "
+        "module's daemon (it cannot prove the module's key); stop that program, or move with "
+        "`hookd install HOOKS --port N`\n"
     )
 
 

@@ -18,6 +18,7 @@ import math
 from typing import Final, Protocol
 
 import msgspec
+import structlog
 import trio
 
 from hookd.serve.http import sockio
@@ -25,9 +26,11 @@ from hookd.serve.http.answer import HttpAnswers
 from hookd.serve.http.codec import NEED_DATA, Codec, Head, Phase, Refusal, Request
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.exchange_log import HttpRecorder
-from hookd.serve.http.gate import Gate, Route
+from hookd.serve.http.gate import AUTH_FAILURE_DELAY_S, Gate, Route
 
 __all__ = ["Connection", "linger"]
+
+log = structlog.get_logger("hookd.http")
 
 READ_SIZE: Final = 64 * 1024
 #: After a refusal, how long the unread rest of a request is drained before closing.
@@ -91,7 +94,7 @@ class Connection:
         if not (self.authenticated or self._admit()):
             return await self._refuse(_OVERLOADED)
         if route.kind == "status":
-            await self._send(self.codec.answer(200, self.server.status_body()))
+            await self._send(self.codec.answer(200, self.server.status_body(), extra=route.extra))
             return self.codec.next_cycle()
         request = await self._read()
         if not isinstance(request, Request):
@@ -114,7 +117,7 @@ class Connection:
                 server.recorder.answer(self.number, answer.status, answer.body)
         finally:
             server.activity(-1)
-        await self._send(self.codec.answer(answer.status, answer.body))
+        await self._send(self.codec.answer(answer.status, answer.body, extra=route.extra))
         return self.codec.next_cycle()
 
     async def _refuse_or_close(self, event: object) -> bool:
@@ -123,6 +126,9 @@ class Connection:
         return False  # closed by the peer, or timed out
 
     async def _refuse(self, refusal: Refusal) -> bool:
+        if refusal.status == 401:  # logged without the token; slowed, on this connection only
+            log.warning("http.auth_failed", conn=self.number)
+            await trio.sleep(AUTH_FAILURE_DELAY_S)
         body = _encoder.encode({"error": refusal.message})
         extra = _UNAUTHORIZED if refusal.status == 401 else ()
         await self._send(self.codec.answer(refusal.status, body, close=True, extra=extra))
