@@ -14,6 +14,12 @@ make it). Anything else
 (other words, ``--help``, no daemon, another port or token, a platform without
 the usual XDG directories, a file in another shape) returns None, and the full
 command (argparse, the start lock, the start) decides again from the beginning.
+
+Why this second reading of the command line is kept: it is paid on every prompt
+of a real session, which a user waits for. Measured as installed, the fast path
+answers in about 20 ms against about 70 ms through argparse and the full probe
+(a bare interpreter takes 16 ms), so it saves about 50 ms per prompt: several
+times the 10 % of a prompt's added time that speed-only code has to buy here.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
 
 import msgspec
 
-from hookd.errors import json_type, msgspec_problem
 from hookd.events import EventSpec
+from hookd.json_words import json_type, msgspec_problem
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, ValidationError
