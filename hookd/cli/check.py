@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from hookd.cli.serving import load_options
 from hookd.command.hook import CommandHook
-from hookd.command.settings import COMMAND_TIMEOUT_S
+from hookd.command.settings_hooks import COMMAND_TIMEOUT_S
 from hookd.core.registration import Registration
 from hookd.errors import HookdError
 from hookd.serve.service import load_registry
@@ -56,7 +57,7 @@ def _print_table(rows: list[tuple[str, ...]]) -> None:
 def check(args: argparse.Namespace) -> int:
     """Print the registration table of the hooks and settings, or a clear error."""
     try:
-        registry = load_registry(args)
+        registry = load_registry(load_options(args))
     except (HookdError, ValueError) as exc:
         print(f"hookd check: error: {exc}", file=sys.stderr)
         return 1

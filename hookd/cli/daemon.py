@@ -56,7 +56,7 @@ def _start_options(p: argparse.ArgumentParser) -> None:
         "--no-reload",
         dest="reload",
         action="store_false",
-        help="do not reload the hooks file when it changes",
+        help="do not reload the hooks file when it or a module it imports from its folder changes",
     )
 
 

@@ -110,19 +110,22 @@ def _needs_hooks(args: argparse.Namespace) -> bool:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from hookd.serve.service import run_service
+    from hookd.cli.serving import http_options, serve_options
 
     if _needs_hooks(args):
         return 2
     if args.http is not None:
         from hookd.serve.http.service import run_http
 
-        if args.reload:
+        options = http_options(args)
+        if options.reload:
             from hookd.daemon.reload import reload_task
 
-            return run_http(args, background=[reload_task(args)])
-        return run_http(args)
-    return run_service(args)
+            return run_http(options, background=[reload_task(options)])
+        return run_http(options)
+    from hookd.serve.service import run_service
+
+    return run_service(serve_options(args))
 
 
 def _run_check(args: argparse.Namespace) -> int:

@@ -113,6 +113,12 @@ def add_http_options(p: argparse.ArgumentParser) -> None:
         help="file holding the bearer token every request must carry (default: $HOOKD_TOKEN)",
     )
     http.add_argument(
+        "--proof-key-file",
+        metavar="FILE",
+        help="answer a request's X-Hookd-Challenge with X-Hookd-Proof, an HMAC-SHA256 under "
+        "this file's key (hookd up does this to tell its daemon from another program)",
+    )
+    http.add_argument(
         "--ready-file",
         metavar="FILE",
         help="once listening, write {pid, host, port, module, started} as JSON here (mode 0600)",
@@ -131,8 +137,17 @@ def _add_http_limits(http: Any) -> None:
     http.add_argument(
         "--reload",
         action="store_true",
-        help="load HOOKS again when its file changes; a version that fails to load leaves "
-        "the previous one serving (the error shows in GET /status)",
+        help="load HOOKS again when its file, or a module it imports from its own directory, "
+        "changes; a version that fails to load, or does not load within --reload-timeout, "
+        "leaves the previous one serving (the error shows in GET /status)",
+    )
+    http.add_argument(
+        "--reload-timeout",
+        type=positive_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long a changed HOOKS may take to load in a check process before it is "
+        "refused (default: 10)",
     )
     http.add_argument(
         "--max-body-bytes",
@@ -146,8 +161,23 @@ def _add_http_limits(http: Any) -> None:
         type=positive_int,
         default=_HTTP.max_connections,
         metavar="N",
-        help="connections served at once; past it the longest-idle one is closed, "
-        f"or the new one answered 503 (default: {_HTTP.max_connections})",
+        help="connections that have shown the token served at once; past it the longest-idle "
+        f"one is closed, or the new one answered 503 (default: {_HTTP.max_connections})",
+    )
+    http.add_argument(
+        "--max-unauthenticated",
+        type=positive_int,
+        default=_HTTP.max_unauthenticated,
+        metavar="N",
+        help="connections open at once that have not shown the token yet; past it the oldest "
+        f"of them is closed (default: {_HTTP.max_unauthenticated})",
+    )
+    http.add_argument(
+        "--log-max-bytes",
+        type=positive_int,
+        metavar="N",
+        help="when stderr is a file, move it to FILE.1 and start a new one once it passes "
+        "N bytes (checked each second; hookd up sets 10 MiB)",
     )
     http.add_argument(
         "--header-timeout",
@@ -156,6 +186,14 @@ def _add_http_limits(http: Any) -> None:
         metavar="SECONDS",
         help="time a client has to send a request head once it started "
         f"(default: {_HTTP.header_timeout_s:g})",
+    )
+    http.add_argument(
+        "--auth-timeout",
+        type=positive_seconds,
+        default=_HTTP.auth_timeout_s,
+        metavar="SECONDS",
+        help="time a new connection has to send a whole first request head with the token "
+        f"(default: {_HTTP.auth_timeout_s:g})",
     )
 
 

@@ -119,7 +119,7 @@ def record_main(args: argparse.Namespace) -> int:
     via = args.via
     if via in ("auto", "daemon") and serve_invocation(command) is None:
         return _record_daemon(command, args.out, required=via == "daemon")
-    from hookd.host.record import record_env, record_proxy
+    from hookd.host.recorder import record_env, record_proxy
 
     if via == "auto":
         serve = serve_invocation(command)
@@ -149,6 +149,6 @@ def _record_daemon(command: list[str], out: str, *, required: bool) -> int:
         print("hookd record: error: --via daemon: no `hookd install` entries in the settings "
               "read from here", file=sys.stderr)  # fmt: skip
         return 2
-    from hookd.host.record import record_env
+    from hookd.host.recorder import record_env
 
     return record_env(command, out)

@@ -132,10 +132,10 @@ def cli_command(args: argparse.Namespace) -> list[str]:
 
 def run_main(args: argparse.Namespace) -> int:
     """``hookd run``: check the arguments, then hand the run to host mode."""
+    from hookd import logs as hookd_log
     from hookd.host.clistderr import stderr_log_path
     from hookd.host.driver import HostOptions
     from hookd.host.main import run_cli
-    from hookd.serve import log as hookd_log
     from hookd.serve.config import ServeConfig
 
     hookd_log.configure(args.log_level, args.log_format)

@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookd.core.schemas import render_schema, schema_names, write_schemas
-from hookd.errors import InvalidOutputError, json_type
+from hookd.errors import InvalidOutputError
 from hookd.events import EVENTS
 from hookd.events.names import unknown_event
 from hookd.events.validation import check_input, prepare_output, sdk_renamed, validate_output
+from hookd.json_words import json_type
+from hookd.published import render_schema, schema_names, write_schemas
 
 __all__ = ["schema_main", "validate_main"]
 

@@ -7,9 +7,23 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
-__all__ = ["HookContext"]
+__all__ = ["MAX_MARGIN_S", "HookContext", "effective_timeout"]
 
 _lock = threading.Lock()
+
+#: hookd answers this much before the CLI's own deadline for the same hook.
+MAX_MARGIN_S: Final = 0.5
+
+
+def effective_timeout(timeout_s: float) -> float:
+    """hookd's deadline for a hook whose CLI-side timeout is ``timeout_s``.
+
+    The answer must reach the CLI before the CLI gives up, so hookd stops
+    waiting 10 % earlier (at most half a second earlier). This is the deadline
+    the hook is shown (:attr:`HookContext.deadline`) and the one enforced.
+    """
+    return timeout_s - min(MAX_MARGIN_S, 0.1 * timeout_s)
+
 
 #: The keys of the Claude Agent SDK's ``HookContext`` (a TypedDict there).
 SDK_KEYS: Final = ("signal",)
@@ -19,6 +33,7 @@ class HookContext:
     """The third argument of every callback.
 
     ``state`` is a dict shared by all hooks of the same ``session_id``.
+    ``agent`` names the CLI the call came from (``"claude"`` for Claude Code).
     ``cancelled`` turns true when hookd stops waiting for the callback (its
     timeout passed or the CLI withdrew the request): sync callbacks running in
     a worker thread should poll it.
@@ -31,6 +46,8 @@ class HookContext:
         "_cancelled",
         "_is_cancelled",
         "_wall_deadline",
+        "agent",
+        "arrived",
         "attempt",
         "callback_id",
         "event",
@@ -50,6 +67,7 @@ class HookContext:
         timeout_s: float,
         state: dict[str, Any],
         since: float | None = None,
+        agent: str = "claude",
     ) -> None:
         self.request_id = request_id
         self.callback_id = callback_id
@@ -58,14 +76,22 @@ class HookContext:
         self.timeout_s = timeout_s
         self.state = state
         self.attempt = 1
-        # the CLI's deadline runs from when the request arrived (``since``, time.monotonic())
-        self._wall_deadline = (time.monotonic() if since is None else since) + timeout_s
+        self.agent = agent
+        self.arrived = since  # None: the call starts now
+        # the deadline runs from when the request arrived (``since``, time.monotonic()),
+        # less hookd's margin before the CLI's own (:func:`effective_timeout`)
+        start = time.monotonic() if since is None else since
+        self._wall_deadline = start + effective_timeout(timeout_s)
         self._cancelled: threading.Event | None = None  # made on demand: most calls never wait
         self._is_cancelled = False
 
     @property
     def deadline(self) -> float:
-        """When hookd gives up on the callback, on the ``time.monotonic()`` clock."""
+        """When hookd gives up on the callback, on the ``time.monotonic()`` clock.
+
+        It is the deadline hookd enforces: ``timeout_s`` from when the request
+        was read, less the margin hookd keeps before the CLI's own deadline.
+        """
         return self._wall_deadline
 
     def time_left(self) -> float:

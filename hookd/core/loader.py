@@ -83,9 +83,10 @@ def _import_file(path: str) -> ModuleType:
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
     parent = os.path.dirname(real)
-    added = parent not in sys.path
-    if added:
-        sys.path.insert(0, parent)  # sibling imports work as with `python file.py`
+    if parent not in sys.path:
+        # Sibling imports work as with `python file.py`, but after hookd's own dependencies:
+        # a `watchfiles.py` or `h11.py` beside the module must not replace the library.
+        sys.path.append(parent)
     try:
         module_spec.loader.exec_module(module)
     except SyntaxError as exc:

@@ -83,7 +83,7 @@ def _resolve(reg: Registration, outcome: Outcome) -> Answer:
         return Answer("aborted", payload=abort_output(reg.event, outcome.message))
     error_kind = _ERROR_KIND[outcome.kind]
     if reg.on_failure == "block":
-        reason = f"hook {reg.callback_id} ({reg.name}) {_describe(outcome)}"
+        reason = f"hookd: hook {reg.name} {_describe(outcome)}"
         blocked = blocking_output(reg.event, reason)
         if blocked is not None:
             return Answer(f"blocked:{outcome.kind}", payload=blocked, message=outcome.message)
@@ -97,7 +97,7 @@ def _describe(outcome: Outcome) -> str:
         case "invalid_output":
             return f"returned an invalid output: {outcome.message}"
         case _:
-            return f"failed: {outcome.message}"
+            return f"raised an exception: {outcome.message}"
 
 
 def block_style(event: str) -> str:

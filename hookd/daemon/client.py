@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import _socket
 
+from hookd.errors import HookdError
+
 __all__ = ["HOOK_TIMEOUT_S", "Reply", "Unreachable", "get_json", "request"]
 
 MAX_REPLY_BYTES = 64 * 1024 * 1024
@@ -17,18 +19,20 @@ MAX_REPLY_BYTES = 64 * 1024 * 1024
 HOOK_TIMEOUT_S = 24 * 3600.0
 
 
-class Unreachable(Exception):
+class Unreachable(HookdError):
     """Nothing answered at the address, or the answer was not HTTP."""
 
 
 class Reply:
-    """A status and a body (a plain class: ``dataclasses`` costs start-up time)."""
+    """A status, a body and the daemon's proof header (a plain class: ``dataclasses`` costs
+    start-up time)."""
 
-    __slots__ = ("body", "status")
+    __slots__ = ("body", "proof", "status")
 
-    def __init__(self, status: int, body: bytes) -> None:
+    def __init__(self, status: int, body: bytes, proof: bytes = b"") -> None:
         self.status = status
         self.body = body
+        self.proof = proof
 
     def json(self) -> object:
         import json  # not at the top: json imports re, which ``hookd up``'s fast path avoids
@@ -46,8 +50,12 @@ def request(
     body: bytes = b"",
     timeout_s: float = 5.0,
     headers: tuple[tuple[str, str], ...] = (),
+    challenge: str | None = None,
 ) -> Reply:
-    """Send one request (with ``headers`` besides hookd's own) and read the whole answer."""
+    """Send one request (with ``headers`` besides hookd's own) and read the whole answer.
+
+    ``challenge`` asks the daemon's proof (:data:`~hookd.daemon.where.PROOF_HEADER`).
+    """
     head = [
         f"{method} {path} HTTP/1.1",
         f"Host: {host}:{port}",
@@ -58,6 +66,8 @@ def request(
     if token is not None:
         head.append(f"Authorization: Bearer {token}")
     head += [f"{name}: {value}" for name, value in headers]
+    if challenge is not None:
+        head.append(f"X-Hookd-Challenge: {challenge}")
     data = ("\r\n".join(head) + "\r\n\r\n").encode() + body
     sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
     try:
@@ -94,8 +104,15 @@ def _complete(raw: bytes) -> bool:
     for line in head.split(b"\r\n")[1:]:
         name, _, value = line.partition(b":")
         if name.strip().lower() == b"content-length":
-            return len(body) >= int(value.strip() or b"0")
+            length = _length(value)
+            return length is not None and len(body) >= length
     return False  # no length: read to EOF
+
+
+def _length(value: bytes) -> int | None:
+    """A ``Content-Length`` value; None when it is not one (a stranger's answer)."""
+    value = value.strip() or b"0"
+    return int(value) if value.isdigit() and len(value) < 16 else None
 
 
 def _parse(raw: bytes, where: str) -> Reply:
@@ -107,13 +124,25 @@ def _parse(raw: bytes, where: str) -> Reply:
         status = int(status_line[1])
     except ValueError:
         raise Unreachable(f"{where}: the answer is not HTTP") from None
+    proof = b""
     for line in head.split(b"\r\n")[1:]:
         name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            body = body[: int(value.strip() or b"0")]
-    return Reply(status, body)
+        name = name.strip().lower()
+        if name == b"content-length":
+            body = body[: _length(value) or 0]
+        elif name == b"x-hookd-proof":
+            proof = value.strip()
+    return Reply(status, body, proof)
 
 
-def get_json(host: str, port: int, path: str, token: str | None, timeout_s: float = 2.0) -> Reply:
-    """``GET path`` with the token."""
-    return request(host, port, "GET", path, token=token, timeout_s=timeout_s)
+def get_json(
+    host: str,
+    port: int,
+    path: str,
+    token: str | None,
+    *,
+    timeout_s: float = 2.0,
+    challenge: str | None = None,
+) -> Reply:
+    """``GET path`` with the token (and a challenge for the daemon's proof)."""
+    return request(host, port, "GET", path, token=token, timeout_s=timeout_s, challenge=challenge)

@@ -15,11 +15,10 @@ from pathlib import Path
 from hookd.daemon.client import HOOK_TIMEOUT_S, Reply, Unreachable, request
 from hookd.daemon.lifecycle import (
     DaemonError,
-    Running,
+    Squatted,
     StartOptions,
     default_port,
     ensure_up,
-    probe,
     stop,
 )
 from hookd.daemon.paths import (
@@ -32,7 +31,9 @@ from hookd.daemon.paths import (
     read_json,
     read_token,
 )
-from hookd.daemon.where import HOST, RECORD_HEADER, RECORD_ID_ENV, TOKEN_ENV
+from hookd.daemon.probe import Running, challenge, probe, proven, ready_pid
+from hookd.daemon.where import HOST, MIN_TOKEN_CHARS, RECORD_HEADER, RECORD_ID_ENV, TOKEN_ENV
+from hookd.errors import HookdError
 
 __all__ = ["call_main", "daemon_port", "down_main", "shim_failure", "status_main", "up_main"]
 
@@ -40,8 +41,13 @@ __all__ = ["call_main", "daemon_port", "down_main", "shim_failure", "status_main
 _BLOCKING = frozenset({"PreToolUse", "PermissionRequest", "UserPromptSubmit"})
 
 
-class CommandError(Exception):
+class CommandError(HookdError):
     pass
+
+
+#: What ``hookd up`` cannot get past: its daemon's state, or a stranger on the port. Exit 2
+#: (Claude Code blocks the prompt); anything else (a module that does not load) is exit 1.
+_BLOCKING_FAILURES = (PathError, Squatted)
 
 
 def _fail(command: str, message: object, code: int = 1) -> int:
@@ -54,6 +60,11 @@ def _token(paths: DaemonPaths, from_env: bool) -> str:
         token = os.environ.get(TOKEN_ENV, "")
         if not token:
             raise CommandError(f"{TOKEN_ENV} is not set (the project settings send ${TOKEN_ENV})")
+        if len(token) < MIN_TOKEN_CHARS:
+            raise CommandError(
+                f"{TOKEN_ENV} has {len(token)} characters, at least {MIN_TOKEN_CHARS} are "
+                "needed (a random string, e.g. `openssl rand -hex 32`)"
+            )
         return token
     stored = read_token(paths, create=True)
     assert stored is not None
@@ -87,7 +98,9 @@ def up_main(args: argparse.Namespace) -> int:
         paths = daemon_paths(module_path(args.hooks))
         running, started = ensure_up(paths, _options(paths, args))
     except (PathError, DaemonError, CommandError) as exc:
-        return _fail("up", exc)
+        return _fail("up", exc, 2 if isinstance(exc, _BLOCKING_FAILURES) else 1)
+    except OSError as exc:  # hookd's own state cannot be read or written
+        return _fail("up", _state_error(exc), 2)
     if not args.quiet:
         how = "started" if started else "already running"
         print(f"hookd: {how}: pid {running.pid} on {HOST}:{running.port} serving {paths.module}")
@@ -100,14 +113,14 @@ def call_main(args: argparse.Namespace) -> int:
     try:
         paths = daemon_paths(module_path(args.hooks))
         options = _options(paths, args)
-        reply = _post(options, args.event, body)
-        if reply is None or reply.status == 401:  # not running, or an old daemon: start it
-            ensure_up(paths, options)
-            reply = _post(options, args.event, body)
+        ensure_up(paths, options)  # proven before the input goes anywhere
+        reply = _post(paths, options, args.event, body)
     except (PathError, DaemonError, CommandError) as exc:
         return _shim_failure(args, str(exc))
+    except OSError as exc:
+        return _shim_failure(args, _state_error(exc))
     if reply is None:
-        return _shim_failure(args, f"no daemon answers on {HOST}:{options.port}")
+        return _shim_failure(args, f"no daemon of {paths.module} answers on {HOST}:{options.port}")
     if reply.status != 200:
         detail = reply.body.decode(errors="replace").strip()[:500]
         return _shim_failure(args, f"the daemon answered HTTP {reply.status}: {detail}")
@@ -116,16 +129,29 @@ def call_main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _post(options: StartOptions, event: str, body: bytes) -> Reply | None:
+def _post(paths: DaemonPaths, options: StartOptions, event: str, body: bytes) -> Reply | None:
+    """The daemon's answer; None when nothing answers, or something that is not the module's
+    daemon (it cannot prove the key) does; its answer is never used."""
     recording = os.environ.get(RECORD_ID_ENV)
     headers = ((RECORD_HEADER, recording),) if recording else ()
+    nonce = challenge()
     try:
-        return request(
+        reply = request(
             HOST, options.port, "POST", f"/hook/{event}", token=options.token, body=body,
-            timeout_s=HOOK_TIMEOUT_S, headers=headers,
+            timeout_s=HOOK_TIMEOUT_S, headers=headers, challenge=nonce,
         )  # fmt: skip
     except Unreachable:
         return None
+    pid = ready_pid(paths, options.port)
+    if pid is None or not proven(paths, reply, nonce, pid, options.port):
+        return None
+    return reply
+
+
+def _state_error(exc: OSError) -> str:
+    """One line for hookd's own files being unusable: which, why, and what to do."""
+    where = exc.filename or "hookd's state directory"
+    return f"{where}: {exc.strerror or exc}; move it away (hookd makes it again)"
 
 
 def _shim_failure(args: argparse.Namespace, message: str) -> int:
@@ -153,15 +179,22 @@ def down_main(args: argparse.Namespace) -> int:
         targets = _targets(args.hooks)
     except PathError as exc:
         return _fail("down", exc)
-    stopped = 0
+    stopped, failed = 0, 0
     for paths in targets:
-        pid = stop(paths)
+        try:
+            pid = stop(paths)
+        except (DaemonError, PathError) as exc:
+            failed += _fail("down", f"{paths.module}: {exc}")
+            continue
+        except OSError as exc:
+            failed += _fail("down", _state_error(exc))
+            continue
         if pid is not None:
             stopped += 1
             print(f"hookd: stopped pid {pid} serving {paths.module}")
-    if not stopped:
+    if not stopped and not failed:
         print("hookd: no daemon was running")
-    return 0
+    return 1 if failed else 0
 
 
 def status_main(args: argparse.Namespace) -> int:

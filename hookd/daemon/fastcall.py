@@ -1,13 +1,15 @@
 """``hookd call`` when the daemon already answers: the shim's usual case without the parsers.
 
-Claude Code runs ``hookd call UserPromptSubmit --hooks HOOKS --port N`` on every prompt and
-the SessionStart shim at every session start, so their usual case is paid each time. The
-words ``hookd install`` writes are read by hand; :func:`hookd.daemon.fastup.quick_up` decides,
-with its own checks, that the module's daemon answers on that port; then the input is posted
-to it. Anything else (other words, ``--help``, no daemon, nothing posted) returns None before
-the input is posted, and the full command decides again from the beginning, reading the same
-input (it is handed back as stdin). An answer other than 200 is reported here as the full
-command would report it; an input is never posted twice while a daemon answers.
+Claude Code runs ``hookd call UserPromptSubmit --hooks HOOKS --port N`` on every prompt and the
+SessionStart shim at every session start, so their usual case is paid each time. The words
+``hookd install`` writes are read by hand; :func:`hookd.daemon.fastup.quick_up` decides, with
+its own checks, that the module's daemon answers on that port and proves itself; then the input
+is posted to it with a fresh challenge, and the answer is used only when it carries the
+daemon's proof again (the port may have changed hands in between). Anything else (other words,
+``--help``, no daemon) returns None before the input is posted, as do a 401 and an answer
+without the proof after it (never used), and the full command decides again from the beginning,
+reading the same input (it is handed back as stdin). Another answer than 200 is reported here as
+the full command would report it; an input is never posted twice to a daemon that answered.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+from _operator import _compare_digest
 
 from hookd.daemon.client import HOOK_TIMEOUT_S, Reply, Unreachable, request
 from hookd.daemon.fastup import quick_up
@@ -23,7 +26,11 @@ from hookd.daemon.where import (
     RECORD_HEADER,
     RECORD_ID_ENV,
     TOKEN_ENV,
+    key_file,
+    leading_pid,
     module_key,
+    proof,
+    ready_file,
     state_dir,
     token_file,
     xdg_dirs,
@@ -39,13 +46,14 @@ def quick_call(words: list[str]) -> int | None:
         return None
     event, hooks, port, token_env, fail_open = got
     up = [hooks, "--port", port, "--quiet", *(["--token-env"] if token_env else [])]
-    token = _token(hooks, token_env)
+    dirs = _dirs(hooks)
+    token = _token(dirs, token_env)
     body = sys.stdin.buffer.read().strip()
-    if not token or quick_up(up) != 0:
+    if dirs is None or not token or quick_up(up) != 0:
         _hand_over(body)
         return None
-    reply = _post(event, int(port), token, body)
-    if reply is None or reply.status == 401:  # gone, or another token: the full command
+    reply = _post(event, int(port), token, body, dirs)
+    if reply is None or reply.status == 401:  # gone, another token, not proven: the full command
         _hand_over(body)
         return None
     if reply.status == 200:
@@ -58,15 +66,28 @@ def quick_call(words: list[str]) -> int | None:
     return shim_failure(event, fail_open, f"the daemon answered HTTP {reply.status}: {detail}")
 
 
-def _post(event: str, port: int, token: str, body: bytes) -> Reply | None:
+def _post(event: str, port: int, token: str, body: bytes, dirs: tuple[str, str]) -> Reply | None:
+    """The daemon's answer; None when nothing answers or the answer lacks the daemon's proof."""
     recording = os.environ.get(RECORD_ID_ENV)
+    nonce = os.urandom(16).hex()
     try:
-        return request(
-            HOST, port, "POST", f"/hook/{event}", token=token, body=body,
+        reply = request(
+            HOST, port, "POST", f"/hook/{event}", token=token, body=body, challenge=nonce,
             timeout_s=HOOK_TIMEOUT_S, headers=((RECORD_HEADER, recording),) if recording else (),
         )  # fmt: skip
     except Unreachable:
         return None
+    return reply if _proven(reply, nonce, port, dirs) else None
+
+
+def _proven(reply: Reply, nonce: str, port: int, dirs: tuple[str, str]) -> bool:
+    """Whether ``reply`` carries the proof of ``nonce`` by the daemon of the ready file."""
+    own, ready = dirs
+    secret = _read(key_file(own)).strip()
+    pid = leading_pid(_read(ready))
+    if not secret or pid is None:
+        return False
+    return bool(_compare_digest(reply.proof, proof(secret, nonce, pid, port).encode()))
 
 
 def _read_words(words: list[str]) -> tuple[str, str, str, bool, bool] | None:
@@ -91,18 +112,29 @@ def _read_words(words: list[str]) -> tuple[str, str, str, bool, bool] | None:
     return event, hooks, port, token_env, fail_open
 
 
-def _token(hooks: str, token_env: bool) -> str:
-    if token_env:
-        return os.environ.get(TOKEN_ENV, "")
+def _dirs(hooks: str) -> tuple[str, str] | None:
+    """The module's state directory and its ready file; None off the usual XDG layout."""
     dirs = xdg_dirs()
     if dirs is None:
-        return ""
+        return None
     key = module_key(os.path.realpath(os.path.expanduser(hooks)))
-    try:
-        with open(token_file(state_dir(dirs[0], key)), "rb") as f:
-            return f.read(4096).decode(errors="replace").strip()
-    except OSError:
+    return state_dir(dirs[0], key), ready_file(dirs[1], key)
+
+
+def _token(dirs: tuple[str, str] | None, token_env: bool) -> str:
+    if token_env:
+        return os.environ.get(TOKEN_ENV, "")
+    if dirs is None:
         return ""
+    return _read(token_file(dirs[0])).decode(errors="replace").strip()
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(65536)
+    except OSError:
+        return b""
 
 
 def _hand_over(body: bytes) -> None:

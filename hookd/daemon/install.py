@@ -21,10 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from hookd.daemon import settings as entries_mod
-from hookd.daemon.lifecycle import default_port, probe
+from hookd.daemon.lifecycle import default_port
 from hookd.daemon.paths import DaemonPaths, port_field, read_json, read_token, write_private
+from hookd.daemon.ports import claimed_ports
+from hookd.daemon.probe import probe
 from hookd.daemon.settings import COMMAND_EVENTS, ROUTED_EVENTS, EventHooks, Target
 from hookd.daemon.where import HOST, module_key
+from hookd.errors import HookdError
 
 __all__ = [
     "InstallError",
@@ -41,7 +44,7 @@ Scope = str
 PORT_TRIES = 50
 
 
-class InstallError(Exception):
+class InstallError(HookdError):
     """A settings file or module that cannot be installed; the message says why."""
 
 
@@ -51,6 +54,7 @@ class Installed:
     events: list[str]
     port: int
     secret: bool  # the file holds the daemon's token
+    note: str | None = None  # the port moved off one another module owns
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,18 +153,24 @@ def backup_of(path: Path) -> Path:
     return path.with_name(path.name + ".hookd.bak")
 
 
-def pick_port(paths: DaemonPaths, wanted: int | None) -> int:
-    """``wanted``, the port of an earlier install, or the first free one from the default."""
+def pick_port(paths: DaemonPaths, wanted: int | None) -> tuple[int, str | None]:
+    """``wanted``, the port of an earlier install, or the first free one from the default;
+    a port another module owns is skipped, and the note says so."""
     if wanted is not None:
-        return wanted
+        return wanted, None
+    claimed = claimed_ports(paths)
     recorded = port_field(read_json(paths.record))
-    if recorded is not None:
-        return recorded
+    if recorded is not None and recorded not in claimed:
+        return recorded, None
     token = read_token(paths) or ""
     start = default_port(paths)
     for port in range(start, start + PORT_TRIES):
-        if _free(port) or probe(paths, token) is not None:
-            return port
+        if port not in claimed and (_free(port) or probe(paths, token) is not None):
+            first = recorded if recorded is not None else start
+            note = None
+            if first in claimed:
+                note = f"port {first} belongs to {claimed[first]}; {paths.module} gets port {port}"
+            return port, note
     raise InstallError(f"no free port in {start}-{start + PORT_TRIES - 1}; give --port N")
 
 
@@ -222,7 +232,7 @@ def install(paths: DaemonPaths, where: Where, *, port: int | None, fail_open: bo
     """Write the module's entries into ``where``'s settings file."""
     path = where.path
     events, handled = event_hooks(paths.module, route_all=not where.shared)
-    chosen = pick_port(paths, port)
+    chosen, note = pick_port(paths, port)
     target = _target(paths, where, chosen, fail_open)
     current = read_settings(path)
     value = current if current is not None else {}
@@ -234,7 +244,7 @@ def install(paths: DaemonPaths, where: Where, *, port: int | None, fail_open: bo
     except ValueError as exc:
         raise InstallError(f"{path}: {exc}") from None
     write_settings(path, value, mode=mode)
-    return Installed(path, handled, chosen, target.token is not None)
+    return Installed(path, handled, chosen, target.token is not None, note)
 
 
 def _mode(path: Path, *, secret: bool) -> int:

@@ -45,6 +45,8 @@ def install_main(args: argparse.Namespace) -> int:
         paths, done = _install(module, args)
     except (PathError, InstallError, OSError) as exc:
         return _fail("install", exc)
+    if done.note is not None:
+        print(f"hookd: {done.note}")
     _report(done, args.scope)
     if args.no_start:
         return 0
@@ -112,7 +114,10 @@ def uninstall_main(args: argparse.Namespace) -> int:
         print(f"hookd: removed {removed} hookd entries from {shown}; the daemon keeps "
               f"serving {', '.join(map(_shown, map(Path, others)))}")  # fmt: skip
         return 0
-    stop(paths)
+    try:
+        stop(paths)
+    except (DaemonError, OSError) as exc:
+        return _fail("uninstall", f"entries removed from {shown}, but the daemon: {exc}")
     forget(paths)
     if removed:
         print(f"hookd: removed {removed} hookd entries from {shown}; daemon stopped")

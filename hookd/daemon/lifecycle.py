@@ -5,6 +5,10 @@ The daemon is ``hookd serve HOOKS --http 127.0.0.1:PORT``, started detached
 listens; ``hookd up`` waits for that file and for an answer to ``GET /status``.
 Only the standard library is imported here: the fast path of ``hookd up`` (the
 daemon already answers) is one file read and one local HTTP request.
+
+Finding it is :mod:`hookd.daemon.probe`; a port held by anything but the
+module's daemon is :class:`Squatted`, which ``hookd up`` reports with a
+blocking exit.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from hookd.daemon.client import Unreachable, get_json
-from hookd.daemon.paths import DaemonPaths, read_json
+from hookd.daemon.paths import DaemonPaths, read_key, read_token, rotate_token
+from hookd.daemon.probe import Running, alive, is_ours, probe, read_ready
 from hookd.daemon.where import HOST, RECORD_ID_ENV
+from hookd.errors import HookdError
 from hookd.transcript import RECORD_ENV
 
 TYPE_CHECKING = False  # without importing typing
@@ -29,11 +34,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DaemonError",
-    "Running",
+    "Squatted",
     "StartOptions",
     "default_port",
     "ensure_up",
-    "probe",
     "stop",
 ]
 
@@ -44,19 +48,12 @@ LOG_ROTATE_BYTES = 10 * 1024 * 1024
 PORT_BASE, PORT_SPAN = 20000, 10000
 
 
-class DaemonError(Exception):
+class DaemonError(HookdError):
     """The daemon could not be started, reached or stopped; the message says why."""
 
 
-class Running:
-    """A daemon that answered ``GET /status`` with the expected token."""
-
-    __slots__ = ("pid", "port", "status")
-
-    def __init__(self, pid: int, port: int, status: dict[str, object]) -> None:
-        self.pid = pid
-        self.port = port
-        self.status = status
+class Squatted(DaemonError):
+    """The port is held by something that is not the module's daemon: a blocking failure."""
 
 
 class StartOptions:
@@ -84,61 +81,6 @@ def default_port(paths: DaemonPaths) -> int:
     return PORT_BASE + int(paths.key.rsplit("-", 1)[1], 16) % PORT_SPAN
 
 
-# ---------------------------------------------------------------------------- finding
-
-
-def _ready(paths: DaemonPaths) -> tuple[int, int] | None:
-    info = read_json(paths.ready)
-    if info is None:
-        return None
-    pid, port = info.get("pid"), info.get("port")
-    return (pid, port) if isinstance(pid, int) and isinstance(port, int) else None
-
-
-def probe(paths: DaemonPaths, token: str) -> Running | str | None:
-    """The running daemon; ``None`` when there is none; ``"token"`` when it wants another token."""
-    ready = _ready(paths)
-    if ready is None:
-        return None
-    pid, port = ready
-    try:
-        reply = get_json(HOST, port, "/status", token)
-    except Unreachable:
-        return None
-    if reply.status == 401:
-        return "token" if _is_ours(paths, pid) else None
-    if reply.status != 200:
-        return None
-    status = reply.json()
-    if not isinstance(status, dict) or status.get("pid") != pid:
-        return None  # something else took the port of a daemon that is gone
-    return Running(pid, port, status)
-
-
-def _is_ours(paths: DaemonPaths, pid: int) -> bool:
-    """Whether ``pid`` is this module's daemon (its command line names our ready file)."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return _alive(pid) and sys.platform != "linux"
-    return str(paths.ready).encode() in cmdline
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs; a zombie (exited, not yet reaped by its parent) does not."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state != b"Z"
-
-
 # --------------------------------------------------------------------------- starting
 
 
@@ -162,19 +104,35 @@ def _start_lock(paths: DaemonPaths) -> Iterator[None]:
 
 
 def ensure_up(paths: DaemonPaths, options: StartOptions) -> tuple[Running, bool]:
-    """The module's daemon on ``options.port``, started if needed; True if it was started."""
+    """The module's daemon on ``options.port``, started if needed; True if it was started.
+
+    A start gives the daemon a new token (unless it comes from the environment):
+    whatever a stranger on the port may have received before is worth nothing.
+    """
     found = probe(paths, options.token)
     if isinstance(found, Running) and found.port == options.port:
         return found, False
     with _start_lock(paths):
+        if not options.token_from_env:  # another `hookd up` may have just started one
+            options.token = read_token(paths) or options.token
         found = probe(paths, options.token)
         if isinstance(found, Running) and found.port == options.port:
             return found, False
         if found is not None:  # ours, but on another port or with another token
-            stop(paths)
+            _stop_locked(paths)
         paths.ready.unlink(missing_ok=True)
         _check_port_free(options.port)
+        if not options.token_from_env:
+            options.token = _rotate(paths)
         return _start(paths, options), True
+
+
+def _rotate(paths: DaemonPaths) -> str:
+    from hookd.daemon.rotation import rewrite_settings
+
+    token = rotate_token(paths)
+    rewrite_settings(paths, token)
+    return token
 
 
 def _check_port_free(port: int) -> None:
@@ -186,22 +144,26 @@ def _check_port_free(port: int) -> None:
             sock.bind((HOST, port))
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
-                raise DaemonError(
-                    f"port {port} on {HOST} is taken by another program; "
-                    "choose another with `hookd install HOOKS --port N`"
+                raise Squatted(
+                    f"port {port} on {HOST} is held by another program, not this module's "
+                    "daemon (it cannot prove the module's key); stop that program, or move "
+                    "with `hookd install HOOKS --port N`"
                 ) from None
             raise DaemonError(f"cannot use port {port}: {exc.strerror}") from None
 
 
 def serve_argv(paths: DaemonPaths, options: StartOptions) -> list[str]:
     """The daemon's command line."""
-    argv = [sys.executable, "-m", "hookd", "serve", str(paths.module)]
+    # -P: the daemon runs in the module's folder, which must not come before hookd's own
+    # dependencies on sys.path (a `watchfiles.py` there would replace the library)
+    argv = [sys.executable, "-P", "-m", "hookd", "serve", str(paths.module)]
     argv += ["--http", f"{HOST}:{options.port}", "--ready-file", str(paths.ready)]
-    argv += ["--log-format", "json"]
+    argv += ["--log-format", "json", "--log-max-bytes", str(LOG_ROTATE_BYTES)]
     if options.idle_exit_s > 0:
         argv += ["--idle-exit", f"{options.idle_exit_s:g}"]
     if not options.token_from_env:
         argv += ["--token-file", str(paths.token)]
+    argv += ["--proof-key-file", str(paths.proof_key)]
     if options.reload:
         argv.append("--reload")
     return argv
@@ -210,7 +172,8 @@ def serve_argv(paths: DaemonPaths, options: StartOptions) -> list[str]:
 def _start(paths: DaemonPaths, options: StartOptions) -> Running:
     import subprocess
 
-    _rotate(paths.log)
+    read_key(paths)  # made before the daemon reads it
+    _rotate_log(paths.log)
     # A recording belongs to the session that asked for it, never to the daemon's whole life.
     env = {k: v for k, v in os.environ.items() if k not in (RECORD_ENV, RECORD_ID_ENV)}
     if options.token_from_env:
@@ -236,7 +199,7 @@ def _wait_ready(paths: DaemonPaths, proc: Popen[bytes], token: str) -> Running:
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise DaemonError(f"the daemon exited at start-up: {_last_error(paths.log)}")
-        ready = _ready(paths)
+        ready = read_ready(paths)
         if ready is not None and ready[0] == proc.pid:
             found = probe(paths, token)
             if isinstance(found, Running):
@@ -257,7 +220,7 @@ def _last_error(log: Path) -> str:
     return lines[-1].strip() if lines else "(empty log)"
 
 
-def _rotate(log: Path) -> None:
+def _rotate_log(log: Path) -> None:
     with contextlib.suppress(OSError):
         if log.stat().st_size > LOG_ROTATE_BYTES:
             os.replace(log, log.with_suffix(".log.1"))
@@ -267,22 +230,30 @@ def _rotate(log: Path) -> None:
 
 
 def stop(paths: DaemonPaths) -> int | None:
-    """Stop the module's daemon; its pid, or None when none was running. Stale files go."""
-    ready = _ready(paths)
-    if ready is None or not _alive(ready[0]) or not _is_ours(paths, ready[0]):
-        paths.ready.unlink(missing_ok=True)
+    """Stop the module's daemon; its pid, or None when none was running. Stale files go.
+
+    The start lock is held throughout, so a ``hookd up`` meanwhile waits and then
+    starts a new daemon instead of taking the one being stopped for running.
+    """
+    with _start_lock(paths):
+        return _stop_locked(paths)
+
+
+def _stop_locked(paths: DaemonPaths) -> int | None:
+    ready = read_ready(paths)
+    paths.ready.unlink(missing_ok=True)  # from now on `hookd up` does not see it as running
+    if ready is None or not alive(ready[0]) or not is_ours(paths, ready[0]):
         return None
     import signal
 
     pid = ready[0]
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT_S
-    while _alive(pid) and not _reaped(pid):
+    while alive(pid) and not _reaped(pid):
         if time.monotonic() > deadline:
             os.kill(pid, signal.SIGKILL)
             break
         time.sleep(POLL_S)
-    paths.ready.unlink(missing_ok=True)
     return pid
 
 

@@ -10,9 +10,19 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
-from hookd.daemon.where import APP, module_key, ready_file, state_dir, token_file, xdg_dirs
+from hookd.daemon.where import (
+    APP,
+    key_file,
+    module_key,
+    ready_file,
+    state_dir,
+    token_file,
+    xdg_dirs,
+)
+from hookd.errors import HookdError
 
 __all__ = [
     "DaemonPaths",
@@ -24,7 +34,10 @@ __all__ = [
     "module_path",
     "port_field",
     "read_json",
+    "read_key",
+    "read_secret",
     "read_token",
+    "rotate_token",
     "write_private",
 ]
 
@@ -33,7 +46,7 @@ TOKEN_BYTES = 32
 PORTS = range(1, 65536)
 
 
-class PathError(Exception):
+class PathError(HookdError):
     """A hooks module that cannot have a daemon, or a state file that cannot be written."""
 
 
@@ -51,6 +64,11 @@ class DaemonPaths:
     @property
     def token(self) -> Path:
         return Path(token_file(str(self.state_dir)))
+
+    @property
+    def proof_key(self) -> Path:
+        """The proof key (:func:`hookd.daemon.where.proof`): read by the daemon, never sent."""
+        return Path(key_file(str(self.state_dir)))
 
     @property
     def log(self) -> Path:
@@ -84,6 +102,7 @@ def module_path(spec: str) -> Path:
 def _base_dirs() -> tuple[Path, Path]:
     found = xdg_dirs()
     if found is None:
+        _check_runtime_env()
         found = _platform_dirs()
     state, run = Path(found[0]), Path(found[1])
     try:
@@ -91,6 +110,25 @@ def _base_dirs() -> tuple[Path, Path]:
     except OSError:  # none on this system (no XDG_RUNTIME_DIR): keep it with the state
         run = state / "run"
     return state, run
+
+
+def _check_runtime_env() -> None:
+    """A ``$XDG_RUNTIME_DIR`` that exists but that others may write is refused, not avoided."""
+    value = os.environ.get("XDG_RUNTIME_DIR", "")
+    if not os.path.isabs(value):
+        return
+    try:
+        info = os.stat(value)
+    except FileNotFoundError:
+        return  # none: the runtime files are kept with the state
+    except OSError as exc:
+        raise PathError(f"$XDG_RUNTIME_DIR ({value}): {exc.strerror}") from None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
+        raise PathError(
+            f"$XDG_RUNTIME_DIR ({value}) is not a private directory of this user "
+            f"(mode {stat.S_IMODE(info.st_mode):o}, owner uid {info.st_uid}); "
+            f"fix it with `chmod 700 {value}`, or unset XDG_RUNTIME_DIR"
+        )
 
 
 def _platform_dirs() -> tuple[str, str]:
@@ -112,12 +150,30 @@ def daemon_paths(module: Path, *, create: bool = True) -> DaemonPaths:
     paths = DaemonPaths(module, key, Path(state_dir(str(state), key)), run)
     if not create:
         return paths
-    try:
-        _private_dir(paths.state_dir)
-        _private_dir(paths.run_dir)
-    except OSError as exc:
-        raise PathError(f"cannot create the state directory: {exc}") from None
+    for directory, top in ((paths.state_dir, state), (paths.run_dir, run)):
+        try:
+            _private_dir(directory)
+            _own_dirs(directory, top)
+        except OSError as exc:
+            where = exc.filename or directory
+            fix = "move it away (hookd makes it again)"
+            raise PathError(f"{where}: {exc.strerror}; {fix}") from None
     return paths
+
+
+def _own_dirs(directory: Path, top: Path) -> None:
+    """Each of hookd's own directories, ``top`` down to ``directory``, is ours and 0700."""
+    while True:
+        info = directory.lstat()
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            raise PathError(
+                f"{directory}: not a directory of this user; move it away (hookd makes it again)"
+            )
+        if stat.S_IMODE(info.st_mode) != 0o700:
+            directory.chmod(0o700)
+        if directory in (top, directory.parent):
+            return
+        directory = directory.parent
 
 
 def forget(paths: DaemonPaths) -> None:
@@ -135,7 +191,14 @@ def known_daemons() -> list[Path]:
 
 
 def _private_dir(path: Path) -> None:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """``path`` and every parent hookd creates for it, each 0700 (``mkdir -p`` leaves 0755)."""
+    missing: list[Path] = []
+    while not path.is_dir():
+        missing.append(path)
+        path = path.parent
+    for part in reversed(missing):
+        part.mkdir(mode=0o700, exist_ok=True)
+        part.chmod(0o700)  # the umask may have narrowed it
 
 
 def write_private(path: Path, data: bytes, mode: int = 0o600) -> None:
@@ -156,12 +219,58 @@ def write_private(path: Path, data: bytes, mode: int = 0o600) -> None:
 
 def read_token(paths: DaemonPaths, *, create: bool = False) -> str | None:
     """The module's token; a new random one is made (0600) when asked and there is none."""
+    return read_secret(paths.token, create=create)
+
+
+def read_key(paths: DaemonPaths) -> str:
+    """The module's proof key, made (0600) on first use."""
+    key = read_secret(paths.proof_key, create=True)
+    assert key is not None
+    return key
+
+
+def read_secret(path: Path, *, create: bool = False) -> str | None:
+    """A secret file's text; a new random one when asked and there is none.
+
+    Made by linking a complete file into place, so that of several processes
+    making it at once one wins and every one reads the winner's.
+    """
+    for _ in range(3):
+        try:
+            text = path.read_bytes().decode("utf-8").strip()
+        except FileNotFoundError:
+            text = ""
+        except UnicodeDecodeError:
+            raise PathError(f"{path}: not UTF-8 text; delete it and a new one is made") from None
+        except OSError as exc:
+            raise PathError(f"{path}: {exc.strerror}; delete it and a new one is made") from None
+        if text or not create:
+            return text or None
+        if _create_secret(path):
+            return read_secret(path)
+    raise PathError(f"{path}: empty; delete it and a new one is made")
+
+
+def _create_secret(path: Path) -> bool:
+    """Link a new random secret into place at ``path``; False when another was there first."""
+    import secrets
+
+    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
+    write_private(tmp, secrets.token_hex(TOKEN_BYTES).encode() + b"\n")
     try:
-        token = paths.token.read_text().strip()
-    except FileNotFoundError:
-        token = ""
-    if token or not create:
-        return token or None
+        os.link(tmp, path)
+    except FileExistsError:
+        if path.stat().st_size == 0:  # an empty file left by hand: replace it
+            os.replace(tmp, path)
+            return True
+        return False
+    finally:
+        tmp.unlink(missing_ok=True)
+    return True
+
+
+def rotate_token(paths: DaemonPaths) -> str:
+    """Replace the module's token with a new random one; the new token."""
     import secrets
 
     token = secrets.token_hex(TOKEN_BYTES)

@@ -1,13 +1,13 @@
 """``hookd record -- claude`` where ``hookd install`` wrote the settings: the daemon records.
 
-The settings Claude Code will read from here (local, project and user scope) name the
-installed module and its port in hookd's ``hookd call`` shims (a project-scope shim names no
-port: the checkout's own daemon's, found as ``hookd call`` finds it). The module's daemon is started
-if needed and asked (``POST /record/start``, with its token) to open the transcript under a
-fresh recording id; COMMAND runs with ``HOOKD_RECORD_ID`` set to it, so the session's shims
-pass it on and the daemon records that session's requests, and no other's. When COMMAND
-exits, ``POST /record/stop`` closes the file. ``HOOKD_RECORD`` is not passed on: a daemon
-never records because of a client's environment.
+The settings Claude Code will read from here (local, project and user scope) name the installed
+module and its port in hookd's ``hookd call`` shims (a project-scope shim names no port: the
+checkout's own daemon's, found as ``hookd call`` finds it). The module's daemon is started if
+needed and asked (``POST /record/start``, with its token) to open the transcript under a fresh
+recording id (its answers used only when they carry the daemon's proof); COMMAND runs with
+``HOOKD_RECORD_ID`` set to it, so the session's shims pass it on and the daemon records that
+session's requests, and no other's. When COMMAND exits, ``POST /record/stop`` closes the file.
+``HOOKD_RECORD`` is not passed on: a daemon never records because of a client's environment.
 """
 
 from __future__ import annotations
@@ -26,9 +26,11 @@ from hookd.daemon.client import Reply, Unreachable, request
 from hookd.daemon.commands import daemon_port
 from hookd.daemon.install import InstallError, read_settings, settings_file
 from hookd.daemon.lifecycle import DaemonError, StartOptions, ensure_up
-from hookd.daemon.paths import PathError, daemon_paths, module_path, read_token
+from hookd.daemon.paths import DaemonPaths, PathError, daemon_paths, module_path, read_token
+from hookd.daemon.probe import challenge, proven, ready_pid
 from hookd.daemon.settings import is_ours
 from hookd.daemon.where import HOST, RECORD_ID_ENV, TOKEN_ENV
+from hookd.errors import HookdError
 from hookd.transcript import RECORD_ENV
 
 __all__ = ["Installed", "installed_here", "record_daemon"]
@@ -95,7 +97,7 @@ def _expand(word: str, env: dict[str, str]) -> str:
     return word
 
 
-class RecordError(Exception):
+class RecordError(HookdError):
     """The daemon could not be asked to record; the message says why."""
 
 
@@ -103,7 +105,7 @@ def record_daemon(command: Sequence[str], out: str | Path, target: Installed) ->
     """Run ``command`` while ``target``'s daemon records its session into ``out``."""
     out = Path(out).resolve()
     try:
-        options, recording = _start(target, out)
+        paths, options, recording = _start(target, out)
     except (RecordError, PathError, DaemonError) as exc:
         print(f"hookd record: error: {exc}", file=sys.stderr)
         return 2
@@ -115,11 +117,11 @@ def record_daemon(command: Sequence[str], out: str | Path, target: Installed) ->
         print(f"hookd record: error: cannot run {command[0]}: {exc}", file=sys.stderr)
         returncode = 127
     finally:
-        _stop(options, recording, out)
+        _stop(paths, options, recording, out)
     return returncode if returncode >= 0 else 128 - returncode
 
 
-def _start(target: Installed, out: Path) -> tuple[StartOptions, str]:
+def _start(target: Installed, out: Path) -> tuple[DaemonPaths, StartOptions, str]:
     paths = daemon_paths(module_path(target.hooks))
     token = os.environ.get(TOKEN_ENV, "") if target.token_env else read_token(paths, create=True)
     if not token:
@@ -127,14 +129,14 @@ def _start(target: Installed, out: Path) -> tuple[StartOptions, str]:
     options = StartOptions(daemon_port(paths, target.port), token, target.token_env)
     ensure_up(paths, options)
     recording = secrets.token_hex(16)
-    reply = _post(options, "/record/start", {"id": recording, "out": str(out)})
+    reply = _post(paths, options, "/record/start", {"id": recording, "out": str(out)})
     if reply is None or reply.status != 200:
         raise RecordError(f"the daemon did not start the recording: {_why(reply)}")
-    return options, recording
+    return paths, options, recording
 
 
-def _stop(options: StartOptions, recording: str, out: Path) -> None:
-    reply = _post(options, "/record/stop", {"id": recording})
+def _stop(paths: DaemonPaths, options: StartOptions, recording: str, out: Path) -> None:
+    reply = _post(paths, options, "/record/stop", {"id": recording})
     if reply is None or reply.status != 200:
         print(f"hookd record: warning: the recording did not stop cleanly: {_why(reply)}",
               file=sys.stderr)  # fmt: skip
@@ -144,15 +146,23 @@ def _stop(options: StartOptions, recording: str, out: Path) -> None:
     print(f"hookd record: {count} hook requests recorded into {out}", file=sys.stderr)
 
 
-def _post(options: StartOptions, path: str, body: dict[str, str]) -> Reply | None:
+def _post(
+    paths: DaemonPaths, options: StartOptions, path: str, body: dict[str, str]
+) -> Reply | None:
+    """The daemon's answer; None when nothing answers or the answer lacks the daemon's proof."""
+    nonce = challenge()
     try:
-        return request(HOST, options.port, "POST", path, token=options.token,
-                       body=json.dumps(body).encode())  # fmt: skip
+        reply = request(HOST, options.port, "POST", path, token=options.token,
+                        body=json.dumps(body).encode(), challenge=nonce)  # fmt: skip
     except Unreachable:
         return None
+    pid = ready_pid(paths, options.port)
+    if pid is None or not proven(paths, reply, nonce, pid, options.port):
+        return None
+    return reply
 
 
 def _why(reply: Reply | None) -> str:
     if reply is None:
-        return "no daemon answers"
+        return "no daemon of the module answers (nothing, or a program that cannot prove it is)"
     return f"HTTP {reply.status}: {reply.body.decode(errors='replace').strip()[:300]}"

@@ -7,7 +7,7 @@ from typing import Any
 
 __all__ = ["duration", "render"]
 
-COLUMNS = ("ID", "EVENT", "NAME", "CALLS", "ERRORS", "TIMEOUTS", "P50 MS", "P99 MS")
+COLUMNS = ("ID", "EVENT", "NAME", "CALLS", "ERRORS", "TIMEOUTS", "STUCK", "P50 MS", "P99 MS")
 
 
 def duration(seconds: float) -> str:
@@ -31,7 +31,7 @@ def _ms(value: Any) -> str:
 
 
 def render(status: dict[str, Any], port: int) -> str:
-    """The daemon, its reload state, and one row per hook."""
+    """The daemon, its reload state, one row per hook, and one line per agent that called."""
     lines = [
         f"{status.get('module')}",
         f"  pid {status.get('pid')}, 127.0.0.1:{port}, up {duration(status.get('uptime_s') or 0)}",
@@ -49,6 +49,7 @@ def render(status: dict[str, Any], port: int) -> str:
                 str(h.get("calls", 0)),
                 str(h.get("errors", 0)),
                 str(h.get("timeouts", 0)),
+                str(h.get("stuck", 0)),
                 _ms(h.get("p50_ms")),
                 _ms(h.get("p99_ms")),
             )
@@ -57,4 +58,10 @@ def render(status: dict[str, Any], port: int) -> str:
     for row in rows:
         cells = (c.ljust(w) for c, w in zip(row, widths, strict=True))
         lines.append(("  " + "  ".join(cells)).rstrip())
+    for agent, a in (status.get("agents") or {}).items():
+        lines.append(
+            f"  {agent}: {a.get('calls', 0)} calls, {a.get('errors', 0)} errors, "
+            f"{a.get('timeouts', 0)} timeouts, p50 {_ms(a.get('p50_ms'))} ms, "
+            f"p99 {_ms(a.get('p99_ms'))} ms"
+        )
     return "\n".join(lines)

@@ -11,14 +11,23 @@ import os
 import stat
 import sys
 
+TYPE_CHECKING = False  # without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = [
     "APP",
+    "CHALLENGE_HEADER",
     "HOST",
+    "MIN_TOKEN_CHARS",
+    "PROOF_HEADER",
     "RECORD_HEADER",
     "RECORD_ID_ENV",
     "TOKEN_ENV",
+    "key_file",
     "leading_pid",
     "module_key",
+    "proof",
     "ready_file",
     "state_dir",
     "token_file",
@@ -34,10 +43,15 @@ TOKEN_ENV = "HOOKD_TOKEN"
 #: pass it on in :data:`RECORD_HEADER`, and the daemon records the session they post for.
 RECORD_ID_ENV = "HOOKD_RECORD_ID"
 RECORD_HEADER = "X-Hookd-Record"
+#: The shortest ``$HOOKD_TOKEN`` accepted (a guessable token is no token).
+MIN_TOKEN_CHARS = 16
+#: A random nonce the client sends; the daemon answers :func:`proof` of it.
+CHALLENGE_HEADER = "X-Hookd-Challenge"
+PROOF_HEADER = "X-Hookd-Proof"
+_BLOCK = 64
 
 
-def module_key(module: str) -> str:
-    """``STEM-HASH``: the module's file stem and 12 hex digits of its resolved path's sha256."""
+def _sha256() -> Any:
     try:  # the builtin module: hashlib would load OpenSSL (milliseconds of start-up)
         from _sha256 import sha256  # type: ignore[import-not-found]
     except ImportError:  # Python 3.12 and later
@@ -45,7 +59,12 @@ def module_key(module: str) -> str:
             from _sha2 import sha256  # type: ignore[import-not-found]
         except ImportError:
             from hashlib import sha256
-    digest: str = sha256(module.encode()).hexdigest()[:12]
+    return sha256
+
+
+def module_key(module: str) -> str:
+    """``STEM-HASH``: the module's file stem and 12 hex digits of its resolved path's sha256."""
+    digest: str = _sha256()(module.encode()).hexdigest()[:12]
     stem = os.path.splitext(os.path.basename(module))[0]
     return f"{stem}-{digest}"
 
@@ -96,6 +115,33 @@ def ready_file(run: str, key: str) -> str:
 def token_file(module_state: str) -> str:
     """The daemon's token, in the module's :func:`state_dir`."""
     return os.path.join(module_state, "token")
+
+
+def key_file(module_state: str) -> str:
+    """The daemon's proof key, in the module's :func:`state_dir`: never sent on the wire."""
+    return os.path.join(module_state, "proof.key")
+
+
+def proof(key: bytes, nonce: str, pid: int, port: int) -> str:
+    """HMAC-SHA256 (RFC 2104) of the nonce, pid and port under the proof key, in hex.
+
+    Only a process that read the key file (this module's daemon) can answer a
+    fresh nonce; the pid and port bind the answer to the daemon of the ready
+    file on the port asked, so it cannot be relayed from another port. Written
+    out with the builtin sha256: the ``hmac`` module imports OpenSSL.
+    """
+    sha256 = _sha256()
+    if len(key) > _BLOCK:
+        key = sha256(key).digest()
+    key = key.ljust(_BLOCK, b"\0")
+    inner = sha256(bytes(b ^ 0x36 for b in key) + proof_message(nonce, pid, port)).digest()
+    digest: str = sha256(bytes(b ^ 0x5C for b in key) + inner).hexdigest()
+    return digest
+
+
+def proof_message(nonce: str, pid: int, port: int) -> bytes:
+    """What :func:`proof` signs."""
+    return f"hookd-proof\n{nonce}\n{pid}\n{port}".encode()
 
 
 def leading_pid(data: bytes) -> int | None:

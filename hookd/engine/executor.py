@@ -1,15 +1,24 @@
 """Run one callback: its own deadline, every exception recovered, output checked.
 
-The executor never lets a callback's failure escape: exceptions (``SystemExit``
-and ``KeyboardInterrupt`` included) become an :class:`~hookd.core.policy.Outcome`,
-with the traceback in the log. Only trio's own cancellation passes through: it
-means the CLI withdrew the request or hookd is shutting down.
+This is the one way hookd runs user code. The executor never lets a callback's
+failure escape: exceptions (``SystemExit``, ``KeyboardInterrupt`` and an input
+that will not convert to the hook's type included) become an
+:class:`~hookd.core.policy.Outcome`, with the traceback in the log. Only trio's
+own cancellation passes through: it means the CLI withdrew the request or hookd
+is shutting down.
+
+A trio hook without retries runs in the caller's own task up to its first
+yield (:meth:`Executor.begin`): most never yield, and their outcome comes back
+without a cancel scope or a task switch. One that yields is :class:`Paused`,
+and the caller drives it on under its deadline. Every deadline is the
+context's (:attr:`HookContext.deadline`): the one the hook is shown.
 """
 
 from __future__ import annotations
 
 import contextvars
 import inspect
+import threading
 import time
 import types
 from collections.abc import Generator, Mapping
@@ -19,45 +28,138 @@ import msgspec
 import structlog
 import trio
 
-from hookd.core.context import HookContext
+from hookd.core.context import MAX_MARGIN_S, HookContext, effective_timeout
 from hookd.core.policy import Outcome
 from hookd.core.registry import Registration
 from hookd.engine.aio import run_on_asyncio
+from hookd.engine.permission import PERMISSION_ID, permission_payload
 from hookd.engine.tracebacks import user_traceback
-from hookd.engine.watchdog import HookStuckError, resume, step, watched
-from hookd.errors import HookAbortError, InvalidOutputError, RetryableHookError
+from hookd.engine.watchdog import CLEANUP_GRACE_S, HookStuckError, resume, step, thread_watch
+from hookd.errors import HookAbortError, HookdError, InvalidOutputError, RetryableHookError
 from hookd.events.validation import prepare_output, sdk_renamed
 
-__all__ = ["Executor", "Paused", "effective_timeout"]
+__all__ = [
+    "MAX_MARGIN_S",
+    "STUCK_LIMIT",
+    "THREAD_LIMIT",
+    "Executor",
+    "InputTypeError",
+    "Paused",
+    "effective_timeout",
+]
 
 log = structlog.get_logger("hookd.executor")
 
-#: hookd answers this much before the CLI's own deadline for the same hook.
-MAX_MARGIN_S: Final = 0.5
 THREAD_LIMIT: Final = 64
+#: Threads one sync hook may hold at once (the rest of its calls wait their turn).
+HOOK_THREAD_LIMIT: Final = 16
+#: Calls of one sync hook still running past their deadline before its next calls are refused.
+STUCK_LIMIT: Final = 4
 
 
-def effective_timeout(timeout_s: float) -> float:
-    """hookd's deadline for a hook whose CLI-side timeout is ``timeout_s``.
-
-    The answer must reach the CLI before the CLI gives up, so hookd stops
-    waiting 10 % earlier (at most half a second earlier).
-    """
-    return timeout_s - min(MAX_MARGIN_S, 0.1 * timeout_s)
+class InputTypeError(HookdError):
+    """The input does not convert to the type the hook's first parameter names."""
 
 
 class Paused:
     """A hook run inline that yielded to trio before it was done: what it takes to go on."""
 
-    __slots__ = ("awaitable", "context", "deadline", "yielded")
+    __slots__ = ("awaitable", "context", "yielded")
 
-    def __init__(
-        self, awaitable: Any, yielded: Any, deadline: float, context: contextvars.Context | None
-    ) -> None:
+    def __init__(self, awaitable: Any, yielded: Any, context: contextvars.Context | None) -> None:
         self.awaitable = awaitable
         self.yielded = yielded
-        self.deadline = deadline
         self.context = context  # None: not a coroutine, not started yet
+
+
+class _Threads:
+    """Sync hooks' worker threads: one limiter, and the calls still running past their deadline."""
+
+    def __init__(self) -> None:
+        self.limiter = trio.CapacityLimiter(THREAD_LIMIT)
+        self.per_hook: dict[str, trio.CapacityLimiter] = {}
+        self.stuck: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def refusal(self, reg: Registration) -> str | None:
+        stuck = self.stuck.get(reg.callback_id, 0)
+        if stuck < STUCK_LIMIT:
+            return None
+        return (
+            f"refused: {stuck} earlier calls are still running past their timeout "
+            "(stuck in a blocking call); its calls are refused until one of them ends"
+        )
+
+    async def run(
+        self, reg: Registration, arg: Any, tool_use_id: str | None, ctx: HookContext
+    ) -> Any:
+        job = _Job(self, reg.callback_id)
+        own = self.per_hook.get(reg.callback_id)
+        if own is None:
+            own = self.per_hook[reg.callback_id] = trio.CapacityLimiter(HOOK_THREAD_LIMIT)
+        try:
+            async with own:  # one hook's burst of calls cannot take every thread
+                return await trio.to_thread.run_sync(
+                    job.call,
+                    reg.callback,
+                    arg,
+                    tool_use_id,
+                    ctx,
+                    abandon_on_cancel=True,
+                    limiter=self.limiter,
+                )
+        except trio.Cancelled:
+            self._abandon(job)
+            raise
+
+    def _abandon(self, job: _Job) -> None:
+        with self._lock:
+            if job.started and not job.finished:  # a job still waiting for a thread never runs
+                job.abandoned = True
+                self.stuck[job.callback_id] = self.stuck.get(job.callback_id, 0) + 1
+
+    def started(self, job: _Job) -> None:
+        with self._lock:
+            job.started = True
+
+    def finished(self, job: _Job) -> None:
+        with self._lock:
+            job.finished = True
+            if job.abandoned:
+                left = self.stuck.get(job.callback_id, 1) - 1
+                if left:
+                    self.stuck[job.callback_id] = left
+                else:
+                    self.stuck.pop(job.callback_id, None)
+                log.info("hook.thread_ended", callback_id=job.callback_id, late=True)
+
+
+class _Job:
+    __slots__ = ("abandoned", "callback_id", "finished", "started", "threads")
+
+    def __init__(self, threads: _Threads, callback_id: str) -> None:
+        self.threads = threads
+        self.callback_id = callback_id
+        self.abandoned = False
+        self.started = False
+        self.finished = False
+
+    def call(self, fn: Any, arg: Any, tool_use_id: str | None, ctx: HookContext) -> Any:
+        """Run in the worker thread, watched until the hook's deadline."""
+        self.threads.started(self)
+        try:
+            with thread_watch(ctx.deadline + CLEANUP_GRACE_S):  # time to notice ``cancelled``
+                result = fn(arg, tool_use_id, ctx)
+        finally:
+            self.threads.finished(self)
+        if hasattr(result, "__await__"):
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+            raise TypeError(
+                "callback returned an awaitable from a plain function; make it async def"
+            )
+        return result
 
 
 class Executor:
@@ -65,80 +167,49 @@ class Executor:
 
     def __init__(self, *, validate: bool = True) -> None:
         self.validate = validate
-        self._threads = trio.CapacityLimiter(THREAD_LIMIT)
+        self._threads = _Threads()
+        self._waits: set[str] = set()  # trio hooks seen yielding: they get a task of their own
 
-    async def run(
+    @property
+    def stuck_threads(self) -> dict[str, int]:
+        """Per callback id, its calls still running in a thread past their deadline (live)."""
+        return self._threads.stuck
+
+    def inline(self, reg: Registration) -> bool:
+        """Whether :meth:`begin` runs ``reg`` in the caller's task (a trio hook, no retries,
+        never seen waiting: a hook that waits would hand its caller's task over on every call)."""
+        return reg.runner == "trio" and reg.retry is None and reg.callback_id not in self._waits
+
+    def begin(
         self,
         reg: Registration,
         input_data: dict[str, Any],
         tool_use_id: str | None,
         ctx: HookContext,
-        scope: trio.CancelScope | None = None,
-        *,
-        arrived: float | None = None,
-    ) -> Outcome:
-        """Run ``reg`` on ``input_data``; return how it ended.
+    ) -> Outcome | Paused | None:
+        """Run ``reg`` inline, up to its first yield to trio; None if it does not run inline.
 
-        Never raises but trio's own cancellation. A caller that may withdraw the
-        request passes its own ``scope`` (one cancel scope per request is cheaper
-        than two): cancelling it before the deadline gives a ``cancelled``
-        outcome, which is never answered. The deadline runs from ``arrived``
-        (``time.monotonic()`` when the request was read), else from now.
+        A :class:`Paused` hook goes on through :meth:`finish`, under a cancel
+        scope with the context's deadline that was entered before this call.
         """
-        arg = _typed_input(reg, input_data)
-        timeout_s = effective_timeout(reg.timeout_s)
-        now = time.monotonic()
-        left = timeout_s - (now - arrived if arrived is not None else 0.0)
-        deadline = now + left
-        scope = scope if scope is not None else trio.CancelScope()
-        scope.deadline = trio.current_time() + left
-        with scope:
-            try:
-                result = await self._attempts(reg, arg, tool_use_id, ctx, deadline)
-            except BaseException as exc:
-                if _is_cancellation(exc):
-                    ctx.cancel()
-                    raise
-                return _failed(reg, ctx, exc, timeout_s)
-        if scope.cancelled_caught:
-            ctx.cancel()
-            if trio.current_time() < scope.deadline:
-                return Outcome("cancelled", message="withdrawn")
-            return self.timed_out(reg, ctx)
-        return self.check(reg.event, result)
-
-    def start_inline(
-        self,
-        reg: Registration,
-        input_data: dict[str, Any],
-        tool_use_id: str | None,
-        ctx: HookContext,
-        *,
-        arrived: float | None = None,
-    ) -> Outcome | Paused:
-        """Run a trio hook in the caller's own task, up to its first yield to trio.
-
-        Most hooks never yield: their outcome is returned at once. A hook that
-        yields comes back :class:`Paused`; the caller puts it under a deadline of
-        :func:`effective_timeout` (from ``arrived``) and awaits :meth:`finish_inline`.
-        """
+        if not self.inline(reg):
+            return None
         try:
             arg = _typed_input(reg, input_data)
             awaitable = reg.callback(arg, tool_use_id, ctx)
             if type(awaitable) is not types.CoroutineType and not inspect.iscoroutine(awaitable):
-                return Paused(awaitable, None, 0.0, None)
-            start = arrived if arrived is not None else time.monotonic()
-            deadline = start + effective_timeout(reg.timeout_s)
+                return Paused(awaitable, None, None)
             context = contextvars.copy_context()
-            done, value = step(awaitable, deadline, context.run)
+            done, value = step(awaitable, ctx.deadline, context.run)
         except BaseException as exc:
             return _caught(reg, ctx, exc)
         if done:
-            return self.check(reg.event, value)
-        return Paused(awaitable, value, deadline, context)
+            return self.check(reg, value)
+        self._waits.add(reg.callback_id)
+        return Paused(awaitable, value, context)
 
     @types.coroutine
-    def finish_inline(
+    def finish(
         self, reg: Registration, ctx: HookContext, paused: Paused
     ) -> Generator[Any, Any, Outcome]:
         """Drive a :class:`Paused` hook to its end; its outcome. Raises only trio's cancellation."""
@@ -147,11 +218,40 @@ class Executor:
                 result = yield from paused.awaitable.__await__()
             else:
                 result = yield from resume(
-                    paused.awaitable, paused.yielded, paused.deadline, paused.context
+                    paused.awaitable, paused.yielded, ctx.deadline, paused.context
                 )
         except BaseException as exc:
             return _caught(reg, ctx, exc)
-        return self.check(reg.event, result)
+        return self.check(reg, result)
+
+    async def run(
+        self,
+        reg: Registration,
+        input_data: dict[str, Any],
+        tool_use_id: str | None,
+        ctx: HookContext,
+        scope: trio.CancelScope | None = None,
+    ) -> Outcome:
+        """Run ``reg`` on ``input_data`` until the context's deadline; how it ended.
+
+        Never raises but trio's own cancellation. A caller that may withdraw the
+        request passes its own ``scope``: cancelling it before the deadline
+        gives a ``cancelled`` outcome, which is never answered.
+        """
+        scope = scope if scope is not None else trio.CancelScope()
+        # the scope is entered first: a hook that yields has opened its own scopes inside it
+        with scope:
+            began = self.begin(reg, input_data, tool_use_id, ctx)
+            if isinstance(began, Outcome):
+                return began
+            scope.deadline = trio_deadline(ctx)
+            if began is not None:
+                return await self.finish(reg, ctx, began)
+            return await self._run_task(reg, input_data, tool_use_id, ctx)
+        ctx.cancel()
+        if trio.current_time() < scope.deadline:
+            return Outcome("cancelled", message="withdrawn")
+        return self.timed_out(reg, ctx)
 
     @staticmethod
     def timed_out(reg: Registration, ctx: HookContext) -> Outcome:
@@ -161,8 +261,13 @@ class Executor:
         log.warning("hook.timed_out", callback_id=reg.callback_id, timeout_s=timeout_s)
         return Outcome("timeout", message=f"no answer within {timeout_s:g}s")
 
-    def check(self, event: str, result: Any) -> Outcome:
-        """Normalise a callback's return value and validate it for ``event``."""
+    def check(self, reg: Registration, result: Any) -> Outcome:
+        """Normalise a callback's return value and validate it for its event."""
+        if reg.callback_id == PERMISSION_ID:
+            try:
+                return Outcome("ok", permission_payload(result))
+            except InvalidOutputError as exc:
+                return Outcome("invalid_output", message=str(exc))
         if result is None:
             return Outcome("ok", {})
         if type(result) is not dict:
@@ -175,72 +280,88 @@ class Executor:
         if not self.validate:
             return Outcome("ok", result)
         try:
-            return Outcome("ok", prepare_output(event, result))
+            return Outcome("ok", prepare_output(reg.event, result))
         except InvalidOutputError as exc:
             return Outcome("invalid_output", message=str(exc))
         except Exception as exc:  # e.g. a dict that contains itself
             text = f"{type(exc).__name__}: {_safe_str(exc) or 'no details'}"
             return Outcome("invalid_output", message=f"output cannot be checked ({text})")
 
-    async def _attempts(
+    async def _run_task(
         self,
         reg: Registration,
-        arg: Any,
+        input_data: dict[str, Any],
         tool_use_id: str | None,
         ctx: HookContext,
-        deadline: float,
+    ) -> Outcome:
+        """A hook that does not run inline (a thread, asyncio, retries, a trio hook that waits)."""
+        if reg.runner == "thread":
+            refused = self._threads.refusal(reg)
+            if refused is not None:
+                log.warning("hook.refused", callback_id=reg.callback_id, reason=refused)
+                return Outcome("timeout", message=refused)
+        try:
+            arg = _typed_input(reg, input_data)
+            result = await self._attempts(reg, arg, tool_use_id, ctx)
+        except BaseException as exc:
+            return _caught(reg, ctx, exc)
+        return self.check(reg, result)
+
+    async def _attempts(
+        self, reg: Registration, arg: Any, tool_use_id: str | None, ctx: HookContext
     ) -> Any:
         if reg.retry is None:
-            return await self._call(reg, arg, tool_use_id, ctx, deadline)
+            return await self._call(reg, arg, tool_use_id, ctx)
         from hookd.engine.retry import retrying
 
         async for attempt in retrying(reg, ctx):
             with attempt:
-                return await self._call(reg, arg, tool_use_id, ctx, deadline)
+                return await self._call(reg, arg, tool_use_id, ctx)
         raise RetryableHookError("retries exhausted")  # pragma: no cover - reraise=True
 
     async def _call(
-        self,
-        reg: Registration,
-        arg: Any,
-        tool_use_id: str | None,
-        ctx: HookContext,
-        deadline: float,
+        self, reg: Registration, arg: Any, tool_use_id: str | None, ctx: HookContext
     ) -> Any:
         match reg.runner:
             case "trio":
                 awaitable = reg.callback(arg, tool_use_id, ctx)
                 if inspect.iscoroutine(awaitable):
-                    return await watched(awaitable, deadline)
+                    return await _watched(awaitable, ctx.deadline)
                 return await awaitable
             case "asyncio":
                 return await run_on_asyncio(reg.callback, arg, tool_use_id, ctx)
             case _:
-                return await trio.to_thread.run_sync(
-                    _call_sync,
-                    reg.callback,
-                    arg,
-                    tool_use_id,
-                    ctx,
-                    abandon_on_cancel=True,
-                    limiter=self._threads,
-                )
+                return await self._threads.run(reg, arg, tool_use_id, ctx)
 
 
-def _call_sync(fn: Any, arg: Any, tool_use_id: str | None, ctx: HookContext) -> Any:
-    result = fn(arg, tool_use_id, ctx)
-    if hasattr(result, "__await__"):
-        close = getattr(result, "close", None)
-        if close is not None:
-            close()
-        raise TypeError("callback returned an awaitable from a plain function; make it async def")
-    return result
+def trio_deadline(ctx: HookContext) -> float:
+    """The context's deadline on trio's clock (a call that starts now: its full timeout,
+    so that trio's fake clocks in tests see exact figures)."""
+    if ctx.arrived is None:
+        return trio.current_time() + effective_timeout(ctx.timeout_s)
+    return trio.current_time() + (ctx.deadline - time.monotonic())
+
+
+@types.coroutine
+def _watched(coro: Any, deadline: float) -> Generator[Any, Any, Any]:
+    done, out = step(coro, deadline, _call_one)
+    if done:
+        return out
+    return (yield from resume(coro, out, deadline))
+
+
+def _call_one(fn: Any, arg: Any) -> Any:
+    return fn(arg)
 
 
 def _typed_input(reg: Registration, input_data: dict[str, Any]) -> Any:
     if reg.input_type is None:
         return input_data
-    return msgspec.convert(input_data, reg.input_type)
+    try:
+        return msgspec.convert(input_data, reg.input_type)
+    except msgspec.ValidationError as exc:
+        name = getattr(reg.input_type, "__name__", repr(reg.input_type))
+        raise InputTypeError(f"the input does not convert to {name}: {exc}") from None
 
 
 def _caught(reg: Registration, ctx: HookContext, exc: BaseException) -> Outcome:
@@ -248,7 +369,7 @@ def _caught(reg: Registration, ctx: HookContext, exc: BaseException) -> Outcome:
     if _is_cancellation(exc):
         ctx.cancel()
         raise exc
-    return _failed(reg, ctx, exc, effective_timeout(reg.timeout_s))
+    return _failed(reg, ctx, exc)
 
 
 def _is_cancellation(exc: BaseException) -> bool:
@@ -260,7 +381,7 @@ def _is_cancellation(exc: BaseException) -> bool:
     return False
 
 
-def _failed(reg: Registration, ctx: HookContext, exc: BaseException, timeout_s: float) -> Outcome:
+def _failed(reg: Registration, ctx: HookContext, exc: BaseException) -> Outcome:
     """Classify a hook's exception; log the traceback of real failures.
 
     The wire gets ``str(exc)`` (the type name if it is empty), as the SDK sends it.
@@ -270,13 +391,18 @@ def _failed(reg: Registration, ctx: HookContext, exc: BaseException, timeout_s: 
             return Outcome("abort", message=exc.reason or "aborted by hook")
         case InvalidOutputError():  # raised by a hook that parses output itself
             return Outcome("invalid_output", message=str(exc))
+        case InputTypeError():
+            log.warning("hook.input_type", callback_id=reg.callback_id, error=str(exc))
+            return Outcome("exception", message=str(exc))
         case HookStuckError():
             ctx.cancel()
+            timeout_s = effective_timeout(reg.timeout_s)
             log.error("hook.stuck", callback_id=reg.callback_id, timeout_s=timeout_s)
-            return Outcome(
-                "timeout",
-                message=f"held the event loop past {timeout_s:g}s without awaiting (interrupted)",
-            )
+            if reg.runner == "thread":
+                text = f"ran past {timeout_s:g}s in its thread (interrupted)"
+            else:
+                text = f"held the event loop past {timeout_s:g}s without awaiting (interrupted)"
+            return Outcome("timeout", message=text)
     text = user_traceback(exc)
     log.error(
         "hook.raised",

@@ -9,8 +9,9 @@ field                                merged value
 ===================================  ===========================================
 ``continue``                         ``false`` if any hook says false; the
                                      ``stopReason`` values of those hooks joined
-``hookSpecificOutput.                deny > defer > ask > allow; the reason names
-permissionDecision``                 the deciding hook(s): ``hook_3: reason``
+``hookSpecificOutput.                deny > defer > ask > allow; one deciding
+permissionDecision``                 hook's reason as it wrote it, several
+                                     named: ``hook_3: reason``
 ``hookSpecificOutput.decision.       deny > allow (PermissionRequest); the
 behavior``                           message names the deciding hook(s)
 ``decision``                         ``block`` > ``approve`` > none; the reason
@@ -146,37 +147,12 @@ DECISION_FIELDS: Final[Mapping[str, frozenset[str]]] = {
 
 def merge(event: str, votes: Sequence[Vote], *, sequential: bool = False) -> Merged:
     """Merge ``votes`` (registration order) into one valid output for ``event``."""
-    if len(votes) == 1:
-        return _merge_one(event, votes[0])
     merged = Merged({})
     for ns in NAMESPACES:
         objs = [(v.callback_id, obj) for v in votes if (obj := _object(v.output, ns))]
         target = _object_for(merged.output, ns)
         for key in _keys(objs):
             _merge_field((*ns, key), objs, target, merged, sequential)
-    _finish(event, merged.output)
-    return merged
-
-
-def _merge_one(event: str, vote: Vote) -> Merged:
-    """:func:`merge` of one vote: the same rules, field by field, without gathering values."""
-    merged = Merged({})
-    cid = vote.callback_id
-    for ns in NAMESPACES:
-        obj = _object(vote.output, ns)
-        target = _object_for(merged.output, ns)
-        for key, value in obj.items():
-            rule = RULES.get((*ns, key))
-            if rule is None:
-                if (*ns, key) not in NAMESPACES:
-                    target[key] = value  # single-valued: one hook cannot conflict
-            elif type(rule) is Ranked or type(rule) is Union:
-                _merge_field((*ns, key), ((cid, obj),), target, merged, False)
-            elif type(rule) is Join:
-                if isinstance(value, str) and value:
-                    target[key] = value
-            elif type(rule) is AnyTrue and value is True:
-                target[key] = True
     _finish(event, merged.output)
     return merged
 
@@ -218,7 +194,8 @@ def _ranked(key: str, rule: Ranked, values: Sequence[tuple[str, Any, Any]]) -> d
     winners = [(cid, v, obj) for cid, v, obj in ranked if _rank(rule, v) == best]
     out: dict[str, Any] = {key: winners[0][1]}
     if rule.reason is not None:
-        lines = [_reason_line(cid, obj.get(rule.reason), rule.named) for cid, _, obj in winners]
+        named = rule.named and len(winners) > 1  # one decider: its own reason, as it wrote it
+        lines = [_reason_line(cid, obj.get(rule.reason), named) for cid, _, obj in winners]
         text = "\n".join(line for line in lines if line)
         if text:
             out[rule.reason] = text
@@ -236,7 +213,7 @@ def _rank(rule: Ranked, value: Any) -> int:
 
 def _reason_line(callback_id: str, reason: Any, named: bool) -> str:
     text = reason if isinstance(reason, str) else ""
-    if not named:
+    if not named or text.startswith(f"{callback_id}: "):
         return text
     return f"{callback_id}: {text}" if text else callback_id
 

@@ -1,114 +1,98 @@
-"""``can_use_tool``: permission questions answered by the hooks module's callback.
+"""``can_use_tool``: the permission callback, run as one more hook.
 
 The callback is ``can_use_tool(tool_name, input, context)`` and returns an
 allow (optionally with a rewritten input) or a deny with a message: a dict with
 ``behavior``, or the Claude Agent SDK's ``PermissionResultAllow`` /
-``PermissionResultDeny`` objects.
+``PermissionResultDeny`` objects. hookd wraps it in a :class:`Registration`
+(:func:`permission_registration`) so the executor runs it as it runs every
+hook: the same deadline, runners, watchdog and exception recovery. Its result
+is checked by :func:`permission_payload`: anything but an allow or a deny is an
+invalid output.
 """
 
 from __future__ import annotations
 
-import inspect
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-import structlog
-import trio
+from hookd.core.context import HookContext
+from hookd.core.registration import HookCallable, Registration
+from hookd.core.registry import detect_runner
+from hookd.errors import InvalidOutputError
 
-from hookd import wire
-from hookd.core.policy import Answer
-from hookd.core.registry import Registry, detect_runner
-from hookd.engine.aio import run_on_asyncio
-from hookd.engine.tracebacks import user_traceback
-from hookd.wire.errors import NO_PERMISSION_CALLBACK_TEXT, ErrorKind
+__all__ = [
+    "PERMISSION_ID",
+    "PermissionContext",
+    "permission_output",
+    "permission_payload",
+    "permission_registration",
+]
 
-__all__ = ["PermissionContext", "answer_can_use_tool", "permission_payload"]
-
-log = structlog.get_logger("hookd.permission")
-
-
-@dataclass(slots=True)
-class PermissionContext:
-    """The third argument of ``can_use_tool``, shaped like the SDK's context."""
-
-    request_id: str | int | None
-    tool_use_id: str | None
-    suggestions: list[Any] = field(default_factory=list)
-    blocked_path: str | None = None
-    decision_reason: str | None = None
-    agent_id: str | None = None
-    signal: None = None
+#: The callback id the permission callback runs under (logs, stats, records).
+PERMISSION_ID: Final = "can_use_tool"
 
 
-async def answer_can_use_tool(
-    registry: Registry, request_id: wire.RequestId | None, body: wire.CanUseTool
-) -> Answer:
-    """Run the permission callback with hookd's default timeout; shape its answer."""
-    fn = registry.can_use_tool
-    if fn is None:
-        return Answer(
-            "unsupported",
-            error_kind=ErrorKind.UNSUPPORTED_REQUEST,
-            message=NO_PERMISSION_CALLBACK_TEXT,
-        )
-    ctx = PermissionContext(
-        request_id,
-        body.tool_use_id,
-        list(body.permission_suggestions or []),
-        body.blocked_path,
-        body.decision_reason,
-        body.agent_id,
+class PermissionContext(HookContext):
+    """The third argument of ``can_use_tool``: the SDK's fields plus a hook's context."""
+
+    __slots__ = ("agent_id", "blocked_path", "decision_reason", "suggestions")
+
+    def __init__(
+        self,
+        *,
+        suggestions: list[Any] | None = None,
+        blocked_path: str | None = None,
+        decision_reason: str | None = None,
+        agent_id: str | None = None,
+        **context: Any,
+    ) -> None:
+        super().__init__(**context)
+        self.suggestions = list(suggestions or [])
+        self.blocked_path = blocked_path
+        self.decision_reason = decision_reason
+        self.agent_id = agent_id
+
+
+def permission_registration(fn: HookCallable, event: str, timeout_s: float) -> Registration:
+    """``fn`` as a hook of ``event`` (its input: ``{"tool_name", "tool_input"}``)."""
+    runner = detect_runner(fn)
+    callback: HookCallable
+    if runner == "thread":
+
+        def callback(data: dict[str, Any], _tool_use_id: str | None, ctx: Any) -> Any:
+            return fn(data["tool_name"], data["tool_input"], ctx)
+
+    else:
+
+        async def callback(data: dict[str, Any], _tool_use_id: str | None, ctx: Any) -> Any:
+            return await fn(data["tool_name"], data["tool_input"], ctx)
+
+    callback.__qualname__ = getattr(fn, "__qualname__", PERMISSION_ID)
+    return Registration(
+        callback_id=PERMISSION_ID,
+        event=event,
+        matcher=None,
+        callback=callback,
+        timeout_s=timeout_s,
+        timeout_declared=False,
+        on_failure="block",
+        runner=runner,
+        group=0,
     )
-    with trio.move_on_after(registry.default_timeout_s) as scope:
-        try:
-            result = await _call(fn, body.tool_name, body.input, ctx)
-            payload = permission_payload(result, body.input)
-        except Exception as exc:
-            log.error(
-                "permission.raised",
-                request_id=request_id,
-                error=repr(exc),
-                traceback=user_traceback(exc),
-            )
-            return Answer(
-                "exception",
-                error_kind=ErrorKind.HOOK_EXECUTION_ERROR,
-                message=str(exc) or type(exc).__name__,
-            )
-    if scope.cancelled_caught:
-        return Answer(
-            "timeout",
-            error_kind=ErrorKind.HOOK_TIMEOUT,
-            message=f"can_use_tool gave no answer within {registry.default_timeout_s:g}s",
-        )
-    return Answer("ok", payload=payload, event="can_use_tool")
 
 
-async def _call(fn: Any, tool_name: str, tool_input: dict[str, Any], ctx: Any) -> Any:
-    match detect_runner(fn):
-        case "trio":
-            return await fn(tool_name, tool_input, ctx)
-        case "asyncio":
-            return await run_on_asyncio(fn, tool_name, tool_input, ctx)
-        case _:
-            result = await trio.to_thread.run_sync(
-                fn, tool_name, tool_input, ctx, abandon_on_cancel=True
-            )
-            if inspect.isawaitable(result):
-                raise TypeError("can_use_tool returned an awaitable from a plain function")
-            return result
+def permission_payload(result: Any) -> dict[str, Any]:
+    """The wire answer for a permission result (dict or SDK object); raises
+    :class:`InvalidOutputError` for anything that is neither an allow nor a deny.
 
-
-def permission_payload(result: Any, original_input: dict[str, Any]) -> dict[str, Any]:
-    """The wire answer for a permission result (dict or SDK object)."""
+    An allow without ``updatedInput`` is left without it: the caller fills in the original.
+    """
     fields = result if isinstance(result, dict) else _object_fields(result)
     behavior = fields.get("behavior")
     if behavior == "allow":
+        out: dict[str, Any] = {"behavior": "allow"}
         updated = fields.get("updatedInput", fields.get("updated_input"))
-        out: dict[str, Any] = {
-            "behavior": "allow",
-            "updatedInput": updated if updated is not None else original_input,
-        }
+        if updated is not None:
+            out["updatedInput"] = updated
         perms = fields.get("updatedPermissions", fields.get("updated_permissions"))
         if perms:
             out["updatedPermissions"] = [_to_dict(p) for p in perms]
@@ -118,10 +102,15 @@ def permission_payload(result: Any, original_input: dict[str, Any]) -> dict[str,
         if fields.get("interrupt"):
             deny["interrupt"] = True
         return deny
-    raise TypeError(
+    raise InvalidOutputError(
         "can_use_tool must return an allow or a deny (a dict with 'behavior', or "
         f"PermissionResultAllow / PermissionResultDeny), not {type(result).__name__}"
     )
+
+
+def permission_output(event: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """A permission answer as a PermissionRequest hook's output (``decision``)."""
+    return {"hookSpecificOutput": {"hookEventName": event, "decision": payload}}
 
 
 def _object_fields(result: Any) -> dict[str, Any]:

@@ -104,7 +104,7 @@ def merge_guarded(event: str, votes: Sequence[Vote], *, sequential: bool) -> Mer
 def _conflict_reason(clashes: list[Conflict]) -> str:
     parts = [f"{c.field} from {', '.join(c.callback_ids)}" for c in clashes]
     return (
-        f"conflicting rewrites: {'; '.join(parts)} (hooks running in parallel may not both "
+        f"hookd: conflicting rewrites: {'; '.join(parts)} (hooks running in parallel may not both "
         "rewrite the input; declare their matcher group sequential to chain them)"
     )
 

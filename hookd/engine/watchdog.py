@@ -1,84 +1,162 @@
-"""A watchdog for async hooks that hold the event loop without ever awaiting.
+"""A watchdog for hooks that run past their deadline without giving control back.
 
 trio cannot interrupt a coroutine that busy-loops: while it runs, nothing else
-does, timeouts included. Each step of an async hook's coroutine is therefore
-run under :func:`watched`, which records when the step started and its
-deadline. A daemon thread checks that record; when a single step has outlived
-its deadline, the thread raises :class:`HookStuckError` inside the main thread
-(``PyThreadState_SetAsyncExc``), at the hook's next bytecode. The exception
-never escapes :func:`watched`: a pending one is withdrawn before the step
-returns control to trio.
+does, timeouts included. Nor can it stop a sync hook's worker thread. So each
+step of an async hook's coroutine runs under :func:`watched` (or :func:`step`),
+and each sync hook's call under :func:`thread_watch`. A daemon thread raises
+:class:`HookStuckError` inside the offending thread
+(``PyThreadState_SetAsyncExc``) once a step or a call has outlived its
+deadline; the exception lands at the hook's next bytecode. A pending exception
+is withdrawn before control goes back to trio or to the thread pool.
 
-What this cannot do: interrupt code that never returns to the interpreter
-(a long C call such as ``time.sleep`` or a regex on a huge input in the event
-loop thread). Such a hook is noticed when the call returns.
+The watching thread sleeps on a condition while no hook runs: an idle daemon
+never wakes it. While a step or a thread is watched it checks every
+:data:`POLL_S`, so a deadline is enforced within that.
+
+A step that delivers trio's cancellation to a coroutine (its ``finally``
+blocks and ``except`` clauses) is watched from its own start for
+:data:`CLEANUP_GRACE_S`, so the hook's clean-up runs undisturbed.
+
+What this cannot do: interrupt code that never returns to the interpreter (a
+long C call such as ``time.sleep``). Such a call is noticed when it returns.
 """
 
 from __future__ import annotations
 
 import contextvars
 import ctypes
+import itertools
 import threading
 import time
 import types
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator, Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
-__all__ = ["HookStuckError", "resume", "step", "watched"]
+__all__ = ["CLEANUP_GRACE_S", "POLL_S", "HookStuckError", "resume", "step", "thread_watch"]
 
 POLL_S: Final = 0.02
-GRACE_S: Final = 0.0
+CLEANUP_GRACE_S: Final = 1.0
 
 _set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
 _set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
 
 
 class HookStuckError(Exception):
-    """A hook held the event loop past its deadline without awaiting."""
+    """A hook ran past its deadline without giving control back."""
 
 
 class _Watchdog:
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._deadline: float | None = None
-        self._fired = False
-        self._thread_id = 0
+        self._cond = threading.Condition(threading.Lock())
+        self._step_deadline: float | None = None  # the loop thread's current step
+        self._step_fired = False
+        self._loop_thread = 0
+        self._threads: dict[int, tuple[int, float]] = {}  # token -> (thread id, deadline)
+        self._fired: set[int] = set()  # tokens whose thread was interrupted
+        self._tokens = itertools.count(1)
+        self._awake = False
         self._started = False
 
+    # -- steps of async hooks, in the event loop's thread (the hot path: no lock) --------
+
     def enter(self, deadline: float) -> None:
-        if not self._started:
-            self._start()
-        self._deadline = deadline  # a plain store: the hot path takes no lock
+        self._step_deadline = deadline
+        if not self._awake:
+            self._wake(loop_thread=True)
 
     def leave(self) -> None:
-        self._deadline = None
-        if self._fired:
-            with self._lock:
-                if self._fired:
-                    self._fired = False
-                    _set_async_exc(self._thread_id, ctypes.py_object())  # withdraw if pending
+        self._step_deadline = None
+        if self._step_fired:
+            with self._cond:
+                if self._step_fired:
+                    self._step_fired = False
+                    _set_async_exc(self._loop_thread, ctypes.py_object())  # withdraw
 
-    def _start(self) -> None:
-        with self._lock:
-            if self._started:
-                return
-            self._thread_id = threading.get_ident()
+    # -- sync hooks, in their worker threads ---------------------------------------------
+
+    def enter_thread(self, deadline: float) -> int:
+        token = next(self._tokens)
+        with self._cond:
+            self._threads[token] = (threading.get_ident(), deadline)
+            self._start_locked(loop_thread=False)
+            self._awake = True
+            self._cond.notify()
+        return token
+
+    def leave_thread(self, token: int) -> None:
+        with self._cond:
+            self._threads.pop(token, None)
+            if token in self._fired:
+                self._fired.discard(token)
+                _set_async_exc(threading.get_ident(), ctypes.py_object())  # withdraw
+
+    # -- the watching thread -------------------------------------------------------------
+
+    def _wake(self, *, loop_thread: bool) -> None:
+        with self._cond:
+            self._start_locked(loop_thread=loop_thread)
+            self._awake = True
+            self._cond.notify()
+
+    def _start_locked(self, *, loop_thread: bool) -> None:
+        if loop_thread and not self._loop_thread:
+            self._loop_thread = threading.get_ident()
+        if not self._started:
             self._started = True
-        threading.Thread(target=self._watch, name="hookd-watchdog", daemon=True).start()
+            threading.Thread(target=self._watch, name="hookd-watchdog", daemon=True).start()
 
     def _watch(self) -> None:
         while True:
+            with self._cond:
+                self._sleep_locked()
             time.sleep(POLL_S)
-            deadline = self._deadline
-            if deadline is None or time.monotonic() < deadline + GRACE_S:
-                continue
-            with self._lock:
-                if self._deadline is deadline and not self._fired:
-                    self._fired = True
-                    _set_async_exc(self._thread_id, ctypes.py_object(HookStuckError))
+            self._check()
+
+    def _sleep_locked(self) -> None:
+        """Wait while nothing is watched, or until the soonest thread deadline draws near.
+
+        Once woken it stays awake for one poll: a busy stream of short steps
+        wakes it at most once per :data:`POLL_S`.
+        """
+        self._awake = False  # written before the step deadline is read: see enter()
+        if self._step_deadline is not None:
+            self._awake = True
+            return
+        if self._threads:
+            soonest = min(deadline for _, deadline in self._threads.values())
+            wait_s = soonest - time.monotonic() - POLL_S
+            if wait_s > 0:
+                self._cond.wait(wait_s)  # or until a new step or thread is watched
+        else:
+            self._cond.wait()
+        self._awake = True
+
+    def _check(self) -> None:
+        now = time.monotonic()
+        with self._cond:
+            deadline = self._step_deadline
+            if deadline is not None and now >= deadline and not self._step_fired:
+                self._step_fired = True
+                _set_async_exc(self._loop_thread, ctypes.py_object(HookStuckError))
+            for token, (ident, thread_deadline) in list(self._threads.items()):
+                if now >= thread_deadline:
+                    del self._threads[token]
+                    self._fired.add(token)
+                    _set_async_exc(ident, ctypes.py_object(HookStuckError))
 
 
 _watchdog = _Watchdog()
+
+
+@contextmanager
+def thread_watch(deadline: float) -> Iterator[None]:
+    """Watch the calling (worker) thread until ``deadline`` (``time.monotonic()``)."""
+    token = _watchdog.enter_thread(deadline)
+    try:
+        yield
+    finally:
+        _watchdog.leave_thread(token)
 
 
 def step(
@@ -92,8 +170,11 @@ def step(
 
     Returns ``(True, result)`` once the coroutine has finished, else ``(False,
     what it yielded)``. ``run`` makes the call (``Context.run`` runs the step in
-    a context of its own).
+    a context of its own). A step that throws ``error`` in is clean-up: it is
+    given :data:`CLEANUP_GRACE_S` from now, whatever the deadline.
     """
+    if error is not None:
+        deadline = max(deadline, time.monotonic() + CLEANUP_GRACE_S)
     _watchdog.enter(deadline)
     try:
         yielded = run(coro.send, value) if error is None else run(coro.throw, error)
@@ -126,15 +207,6 @@ def resume(
         done, yielded = step(coro, deadline, run, value, error)
         if done:
             return yielded
-
-
-@types.coroutine
-def watched(coro: Coroutine[Any, Any, Any], deadline: float) -> Generator[Any, Any, Any]:
-    """Run ``coro`` step by step, each step under the watchdog's eye."""
-    done, out = step(coro, deadline, _call)
-    if done:
-        return out
-    return (yield from resume(coro, out, deadline))
 
 
 def _call(fn: Callable[[Any], Any], arg: Any) -> Any:

@@ -2,7 +2,7 @@
 
 ``from hookd.events import PreToolUseInput`` and ``EVENTS`` come from the catalogue,
 which is imported on first use: :mod:`hookd.events.table` alone (names, matcher
-fields, block styles) is what loading hooks needs. :mod:`hookd.events.schema`
+fields, block styles) is what loading hooks needs. :mod:`hookd.events.event_schemas`
 renders JSON Schemas and :mod:`hookd.events.validation` checks inputs and outputs.
 """
 

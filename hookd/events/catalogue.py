@@ -15,7 +15,7 @@ with, how it is blocked, its input Struct and its output Structs.
 
 Wire names are camelCase (``suppressOutput``, ``continue``, ``async``); Python
 names are snake_case. The JSON Schemas in ``schemas/events/`` are generated from
-these types by :mod:`hookd.events.schema`, so the two cannot drift.
+these types by :mod:`hookd.events.event_schemas`, so the two cannot drift.
 """
 
 from __future__ import annotations

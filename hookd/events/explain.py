@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
 
 import msgspec
 
-from hookd.errors import json_type, msgspec_problem
 from hookd.events import EventSpec
+from hookd.json_words import json_type, msgspec_problem
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator, ValidationError
@@ -57,7 +57,7 @@ def _validator(schema_name: str, branch: str | None) -> Draft202012Validator:
     """The compiled validator of a schema, or of one of its ``$defs`` (``branch``)."""
     from jsonschema import Draft202012Validator
 
-    from hookd.events.schema import event_schema
+    from hookd.events.event_schemas import event_schema
 
     schema = event_schema(schema_name)
     if branch is not None:

@@ -18,9 +18,10 @@ from typing import Any
 
 import msgspec
 
-from hookd.errors import InvalidOutputError, json_type
+from hookd.errors import InvalidOutputError
 from hookd.events import EVENTS, AsyncOutput, EventSpec
 from hookd.events.explain import ASYNC, Where, explain, output_hints, show
+from hookd.json_words import json_type
 
 __all__ = ["check_input", "prepare_output", "sdk_renamed", "validate_output"]
 

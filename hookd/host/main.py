@@ -25,7 +25,6 @@ from hookd.host.child import forward_signals, reap
 from hookd.host.clistderr import CliStderr
 from hookd.host.driver import Driver, HostOptions
 from hookd.host.stdio import HostIO, open_host_io
-from hookd.serve import log as hookd_log
 from hookd.transcript.format import RECORD_ENV
 
 __all__ = ["HostOptions", "cli_environment", "run_cli", "run_host"]
@@ -95,7 +94,6 @@ async def run_host(
 def _end(driver: Driver, code: int, summary: str | None) -> int:
     """Say how the run ended (see :mod:`hookd.host.verdict`); hookd's exit code."""
     ending = driver.verdict.ending(code, initialized=driver.initialized, failure=driver.failure)
-    hookd_log.flush()  # the log lines before the last lines
     for line in (summary, ending.line):
         if line is not None:
             print(line, file=sys.stderr, flush=True)
@@ -127,7 +125,6 @@ def run_cli(
         except (HookdError, ValueError) as exc:
             return _fail(str(exc), 1)
         code = trio.run(run_host, registry, argv, options, io)
-    hookd_log.flush()
     return code
 
 

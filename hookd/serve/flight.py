@@ -8,9 +8,7 @@ import msgspec
 import trio
 
 from hookd import wire
-from hookd.core.context import HookContext
-from hookd.core.registry import Registration
-from hookd.engine.executor import Paused
+from hookd.engine.handler import Pending
 
 __all__ = ["Batch", "Flight", "InFlight", "InlineRun", "Key", "Yielded"]
 
@@ -35,32 +33,28 @@ class Yielded(NamedTuple):
 
     call: wire.Call
     key: Key
-    reg: Registration
-    ctx: HookContext
+    pending: Pending
     started: float
     size: int
-    paused: Paused
-    arrived: float  # time.monotonic() when its line was read
 
 
 class InlineRun:
     """A reader task's state once it stays with a hook that yielded to trio."""
 
-    __slots__ = ("call", "ctx", "flight", "key", "reg", "scope", "started")
+    __slots__ = ("call", "flight", "key", "pending", "scope", "started")
 
     def __init__(self) -> None:
         self.scope = trio.CancelScope()
         self.flight = Flight(None, self.scope)
         self.call: wire.Call | None = None
         self.key: Key = ("control", "")
-        self.reg: Registration | None = None
-        self.ctx: HookContext | None = None
+        self.pending: Pending | None = None
         self.started = 0.0
 
     def adopt(self, yielded: Yielded) -> None:
         """Stay with ``yielded``'s hook: its request is this runner's flight now."""
-        self.call, self.key, self.reg = yielded.call, yielded.key, yielded.reg
-        self.ctx, self.started = yielded.ctx, yielded.started
+        self.call, self.key, self.pending = yielded.call, yielded.key, yielded.pending
+        self.started = yielded.started
         self.flight.size = yielded.size
 
 

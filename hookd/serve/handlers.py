@@ -1,135 +1,143 @@
-"""What each request is answered: hook callbacks, permission calls, dispatches, ``initialize``."""
+"""The stdio adapter: control-protocol calls into the request handler, verdicts into answers.
+
+Nothing here runs a hook or applies a policy: :class:`hookd.engine.handler.Handler`
+does. This module only decodes a ``hook_callback``, ``hooks/dispatch`` or
+``can_use_tool`` body into the handler's call and turns its verdict into the
+:class:`~hookd.core.policy.Answer` the reply encodes.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-import structlog
 import trio
 
 from hookd import wire
-from hookd.core.context import HookContext
-from hookd.core.policy import Answer, Outcome, resolve
-from hookd.core.registry import Registration, Registry
-from hookd.engine.executor import Executor
-from hookd.events import EVENTS
-from hookd.events.validation import check_input
+from hookd.core.policy import Answer
+from hookd.engine.handler import Handler, HookCall, PermissionCall
+from hookd.engine.verdict import ProblemKind, Verdict
 from hookd.serve.early import initialize_payload
-from hookd.wire.errors import UNKNOWN_CALLBACK_TEXT, ErrorKind
+from hookd.wire.errors import ErrorKind
 
-__all__ = ["Handlers"]
+__all__ = [
+    "Handlers",
+    "callback_answer",
+    "dispatch_answer",
+    "hook_call",
+    "internal_error",
+    "invalid",
+]
 
-log = structlog.get_logger("hookd.server")
+#: How a call-level problem is answered on the stdio wire.
+_CALLBACK_ERRORS: Final[dict[ProblemKind, ErrorKind]] = {
+    "invalid_input": ErrorKind.INVALID_REQUEST,
+    "unknown_callback": ErrorKind.UNKNOWN_CALLBACK,
+    "unavailable": ErrorKind.INTERNAL_ERROR,
+}
+_DISPATCH_ERRORS: Final[dict[ProblemKind, ErrorKind]] = {
+    **_CALLBACK_ERRORS,
+    "invalid_input": ErrorKind.INVALID_PARAMS,
+}
+_OUTCOMES: Final[dict[ProblemKind, str]] = {
+    "invalid_input": "invalid",
+    "unknown_callback": "unknown_callback",
+    "unavailable": "unavailable",
+}
 
 
 class Handlers:
-    """Turns one call into its :class:`Answer`; knows nothing of framing or writing."""
+    """Answers one decoded stdio call through the handler; knows nothing of framing."""
 
-    def __init__(self, registry: Registry, executor: Executor, *, validate: bool) -> None:
-        self.registry = registry
-        self.executor = executor
-        self.validate = validate
-        self._warned_events: set[str] = set()
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
 
     async def answer(
         self, call: wire.Call, scope: trio.CancelScope, arrived: float | None = None
     ) -> Answer | None:
-        """The answer to ``call``, run under ``scope``; None when it was cancelled.
+        """The answer to ``call``, run under ``scope``; None when it was withdrawn.
 
-        ``arrived`` (``time.monotonic()``) is when the request was read: a hook's
+        ``arrived`` (``time.monotonic()``) is when the request was read: every
         deadline runs from then, however long it waited behind other work.
         """
         body = call.body
-        if isinstance(body, wire.HookCallback):  # the hot path: the executor enters the scope
-            return await self.hook_callback(call.request_id, body, scope, arrived)
-        with scope:
-            return await self._answer_other(call)
-        return None  # cancelled
-
-    async def _answer_other(self, call: wire.Call) -> Answer:
-        body = call.body
         match body:
-            case wire.Initialize():
-                return Answer("ok", payload=self.initialize_payload())
-            case wire.CanUseTool():
-                from hookd.engine.permission import answer_can_use_tool
-
-                return await answer_can_use_tool(self.registry, call.request_id, body)
+            case wire.HookCallback():
+                verdict = await self.handler.handle(hook_call(call, body, arrived or 0.0), scope)
+                return None if verdict is None else callback_answer(verdict)
             case wire.HookDispatch():
-                from hookd.engine.dispatch import answer_dispatch
-
-                return await answer_dispatch(self.registry, self.executor, call.request_id, body)
+                hook = HookCall(
+                    body.event, body.input, _tool_use_id(body), call.request_id, arrived or 0.0
+                )
+                verdict = await self.handler.handle(hook, scope)
+                return None if verdict is None else dispatch_answer(verdict)
+            case wire.CanUseTool():
+                return await self.handler.permission(
+                    _permission_call(call, body, arrived or 0.0), scope
+                )
+            case wire.Initialize():
+                return Answer("ok", payload=self.initialize_payload(), event="initialize")
         raise AssertionError(f"unhandled body {body!r}")  # pragma: no cover
 
     def initialize_payload(self) -> dict[str, Any]:
         """The ``initialize`` answer: the hooks map plus hookd's name and version."""
-        return initialize_payload(self.registry)
+        registry = self.handler.registry
+        assert registry is not None
+        return initialize_payload(registry)
 
-    async def hook_callback(
-        self,
-        request_id: wire.RequestId | None,
-        body: wire.HookCallback,
-        scope: trio.CancelScope,
-        arrived: float | None = None,
-    ) -> Answer:
-        reg = self.registry.get(body.callback_id)
-        if reg is None:
-            return Answer(
-                "unknown_callback",
-                error_kind=ErrorKind.UNKNOWN_CALLBACK,
-                message=UNKNOWN_CALLBACK_TEXT.format(callback_id=body.callback_id),
-            )
-        problem = self.check_input(reg, body.input)
-        if problem is not None:
-            return invalid(problem)
-        ctx = self.context(request_id, reg, body, arrived)
-        outcome = await self.executor.run(
-            reg, body.input, body.tool_use_id, ctx, scope, arrived=arrived
+
+def hook_call(call: wire.Call, body: wire.HookCallback, arrived: float) -> HookCall:
+    """A ``hook_callback`` as the handler's call (the event is the named hook's)."""
+    event = body.input.get("hook_event_name")
+    return HookCall(
+        event if isinstance(event, str) else "",
+        body.input,
+        body.tool_use_id,
+        call.request_id,
+        arrived,
+        body.callback_id,
+    )
+
+
+def callback_answer(verdict: Verdict) -> Answer:
+    """A ``hook_callback``'s answer: the one hook's answer, or the problem as an error."""
+    problem = verdict.problem
+    if problem is not None:
+        kind = _CALLBACK_ERRORS[problem.kind]
+        return Answer(_OUTCOMES[problem.kind], error_kind=kind, message=problem.message)
+    return verdict.ran[0].answer
+
+
+def dispatch_answer(verdict: Verdict) -> Answer:
+    """A ``hooks/dispatch`` answer: the merged output with every hook's record."""
+    problem = verdict.problem
+    if problem is not None:
+        kind = _DISPATCH_ERRORS[problem.kind]
+        return Answer(
+            _OUTCOMES[problem.kind], error_kind=kind, message=problem.message, event=verdict.event
         )
-        return resolve(reg, outcome)
+    outcome = "conflict" if verdict.conflicts else "ok"
+    return Answer(outcome, payload=verdict.to_wire(), event=verdict.event)
 
-    def context(
-        self,
-        request_id: wire.RequestId | None,
-        reg: Registration,
-        body: wire.HookCallback,
-        arrived: float | None = None,
-    ) -> HookContext:
-        """The context one hook call sees; its deadline runs from ``arrived`` (R-128)."""
-        return HookContext(
-            request_id=request_id,
-            callback_id=reg.callback_id,
-            event=reg.event,
-            tool_use_id=body.tool_use_id,
-            timeout_s=reg.timeout_s,
-            state=self.registry.session_state(body.input.get("session_id")),
-            since=arrived,
-        )
 
-    def check_input(self, reg: Registration, input_data: dict[str, Any]) -> str | None:
-        """What is wrong with a hook's input, or None (always None with validation off)."""
-        if not self.validate:
-            return None
-        if reg.event not in EVENTS and reg.event not in self._warned_events:
-            self._warned_events.add(reg.event)
-            log.warning("event.unknown", _event=reg.event, note="input passed through unchecked")
-        return check_input(reg.event, input_data)
+def _tool_use_id(body: wire.HookDispatch) -> str | None:
+    if body.tool_use_id is not None:
+        return body.tool_use_id
+    value = body.input.get("tool_use_id")
+    return value if isinstance(value, str) else None
 
-    def end_session(self, call: wire.Call) -> None:
-        """Free the state of the session a SessionEnd call named."""
-        body = call.body
-        if isinstance(body, wire.HookCallback | wire.HookDispatch):
-            session_id = body.input.get("session_id")
-            self.registry.end_session(session_id if isinstance(session_id, str) else None)
 
-    def unencodable(self, call: wire.Call | None, exc: Exception) -> Answer:
-        """The answer in place of an output that does not encode as JSON."""
-        message = f"output is not JSON-serialisable: {exc}"
-        body = call.body if call is not None else None
-        reg = self.registry.get(body.callback_id) if isinstance(body, wire.HookCallback) else None
-        if reg is None:
-            return Answer("invalid_output", error_kind=ErrorKind.INTERNAL_ERROR, message=message)
-        return resolve(reg, Outcome("invalid_output", message=message))
+def _permission_call(call: wire.Call, body: wire.CanUseTool, arrived: float) -> PermissionCall:
+    return PermissionCall(
+        body.tool_name,
+        body.input,
+        body.tool_use_id,
+        call.request_id,
+        arrived,
+        body.permission_suggestions,
+        body.blocked_path,
+        body.decision_reason,
+        body.agent_id,
+    )
 
 
 def invalid(message: str) -> Answer:

@@ -8,6 +8,7 @@ import signal
 import structlog
 import trio
 
+from hookd import logs as hookd_log
 from hookd.core.registry import Registry
 from hookd.serve.config import ServeConfig
 from hookd.serve.server import Server
@@ -32,6 +33,7 @@ async def serve_fds(
     answered before the server started).
     """
     fd_in, fd_out = fds
+    hookd_log.attach()
     server = Server(registry, config)
     server.prime(early)
     stop = trio.Event()

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import time
-from typing import Final
 
 import msgspec
 
+from hookd import logs as hookd_log
 from hookd import wire
 from hookd.core.policy import Answer
-from hookd.serve import log as hookd_log
 from hookd.serve.flight import Batch
 from hookd.serve.handlers import Handlers
 from hookd.serve.writer import Writer
 
 __all__ = ["Replies"]
-
-#: After its answer, a session's state is freed.
-SESSION_END: Final = "SessionEnd"
 
 _UNENCODABLE = (TypeError, ValueError, OverflowError, RecursionError)
 
@@ -46,12 +42,8 @@ class Replies:
         else:
             self.batch_item_done(batch, self._encode_answer(framing, request_id, answer, call))
         self.answered += 1
-        if call is None:
-            return
-        if started is not None:
+        if call is not None and started is not None:
             _log_completed(call, answer, started)
-        if answer.event == SESSION_END:
-            self.handlers.end_session(call)
 
     def batch_item_done(self, batch: Batch | None, obj: msgspec.Struct | None) -> None:
         """One member of ``batch`` is done (``obj`` its answer, if any); send the batch last."""
@@ -75,7 +67,9 @@ class Replies:
         try:
             raw = msgspec.Raw(msgspec.json.encode(answer.payload))
         except _UNENCODABLE as exc:
-            answer2 = self.handlers.unencodable(call, exc)
+            body = call.body if call is not None else None
+            callback_id = body.callback_id if isinstance(body, wire.HookCallback) else None
+            answer2 = self.handlers.handler.unencodable(callback_id, exc)
             if answer2.error_kind is not None:
                 return wire.error_object(framing, request_id, answer2.error_kind, answer2.message)
             raw = msgspec.Raw(msgspec.json.encode(answer2.payload))

@@ -12,19 +12,17 @@ from __future__ import annotations
 import collections
 import contextlib
 import time
-from typing import Any, Final
+from typing import Any
 
 import structlog
 import trio
 
 from hookd import wire
-from hookd.core.policy import resolve
-from hookd.core.registry import Registration, Registry
-from hookd.engine.executor import Executor, Paused, effective_timeout
-from hookd.serve import log as hookd_log
+from hookd.core.registry import Registry
+from hookd.engine.handler import Handler, Pending
 from hookd.serve.config import ServeConfig
 from hookd.serve.flight import InFlight, InlineRun, Key, Yielded
-from hookd.serve.handlers import Handlers, internal_error, invalid
+from hookd.serve.handlers import Handlers, callback_answer, hook_call, internal_error
 from hookd.serve.receive import Receiver
 from hookd.serve.reply import Replies
 from hookd.serve.router import PassthroughSink, Router
@@ -34,8 +32,6 @@ __all__ = ["ServeConfig", "Server", "serve"]
 
 log = structlog.get_logger("hookd.server")
 
-LOG_FLUSH_S: Final = 0.05
-
 
 class Server:
     """Serves one registry over one pair of byte streams."""
@@ -43,10 +39,10 @@ class Server:
     def __init__(self, registry: Registry, config: ServeConfig | None = None) -> None:
         self.registry = registry
         self.config = config or ServeConfig()
-        self.executor = Executor(validate=self.config.validate)
+        self.handler = Handler(registry, validate=self.config.validate)
         self._inflight = InFlight(self.config.max_in_flight, self.config.max_in_flight_bytes)
         self._writer = Writer()
-        self._handlers = Handlers(registry, self.executor, validate=self.config.validate)
+        self._handlers = Handlers(self.handler)
         self._replies = Replies(self._writer, self._handlers)
         self._router = Router(self._handlers, self._replies, self._inflight)
         self._receiver: Receiver | None = None
@@ -54,7 +50,6 @@ class Server:
         self._pending: collections.deque[bytes | wire.Oversize] = collections.deque()
         self._eof = False
         self._reading_done = trio.Event()
-        self._waits: set[str] = set()  # callback ids seen yielding to trio
         self._stopped = False
 
     # -- public -------------------------------------------------------------
@@ -107,7 +102,6 @@ class Server:
         self._receiver = Receiver(receive, wire.READ_SIZE)
         async with trio.open_nursery() as outer:
             outer.start_soon(self._write, send, outer.cancel_scope)
-            outer.start_soon(_log_flusher)
             if stop is not None:
                 outer.start_soon(self._stop_when, stop)
             async with trio.open_nursery() as requests:
@@ -121,7 +115,6 @@ class Server:
             self._writer.close()
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await send.aclose()
-        hookd_log.flush()
 
     # -- reading ------------------------------------------------------------
 
@@ -179,9 +172,9 @@ class Server:
             and decoded.request_id is not None
         ):
             reg = self.registry.get(decoded.body.callback_id)
-            if reg is not None and self._runs_inline(reg):
+            if reg is not None and self.handler.executor.inline(reg):
                 try:
-                    return self._inline(decoded, decoded.body, reg, len(line))
+                    return self._inline(decoded, decoded.body, len(line))
                 except Exception as exc:  # a fault in hookd itself: answer, keep reading
                     self._internal_error(decoded, None, exc)
                     return None
@@ -190,61 +183,47 @@ class Server:
 
     # -- trio hooks, inline -------------------------------------------------
 
-    def _runs_inline(self, reg: Registration) -> bool:
-        """Trio hooks run inline until one of their calls yields to trio.
+    def _inline(self, call: wire.Call, body: wire.HookCallback, size: int) -> Yielded | None:
+        """Answer a trio hook's call at once; None, unless the hook yielded to trio.
 
         A hook that waits (sleeps, does I/O) would hand the reading over to a
-        new task on every call, one line per scheduler pass; once seen waiting,
-        its calls get a task each, started together with the rest of the batch.
+        new task on every call; once seen waiting, the handler runs its calls
+        in a task each (the router's), started together with the rest of the batch.
         """
-        return reg.runner == "trio" and reg.retry is None and reg.callback_id not in self._waits
-
-    def _inline(
-        self, call: wire.Call, body: wire.HookCallback, reg: Registration, size: int
-    ) -> Yielded | None:
-        """Answer a trio hook's call at once; None, unless the hook yielded to trio."""
         assert call.request_id is not None
         key: Key = (call.framing, call.request_id)
         if self._router.refused(call, key, None, size):
             return None
         started = time.perf_counter()
-        problem = self._handlers.check_input(reg, body.input)
-        if problem is not None:
-            self._replies.finish(
-                call.framing, call.request_id, None, invalid(problem), started=started, call=call
-            )
-            return None
-        arrived = self._router.arrived
-        ctx = self._handlers.context(call.request_id, reg, body, arrived)
-        outcome = self.executor.start_inline(
-            reg, body.input, body.tool_use_id, ctx, arrived=arrived
-        )
-        if isinstance(outcome, Paused):
-            return Yielded(call, key, reg, ctx, started, size, outcome, arrived)
+        began = self.handler.begin(hook_call(call, body, self._router.arrived))
+        if isinstance(began, Pending):
+            return Yielded(call, key, began, started, size)
+        answer = callback_answer(began)
         self._replies.finish(
-            call.framing, call.request_id, None, resolve(reg, outcome), started=started, call=call
+            call.framing, call.request_id, None, answer, started=started, call=call
         )
         return None
 
     async def _keep_hook(self, yielded: Yielded, inline: InlineRun) -> None:
         """The inline hook yielded to trio: this task stays with it; a new one reads.
 
-        Its deadline runs from ``yielded.arrived``, when its line was read (R-128).
+        Its deadline runs from when its line was read (R-128).
         """
-        call, reg = yielded.call, yielded.reg
+        call, pending = yielded.call, yielded.pending
         try:
-            self._waits.add(reg.callback_id)
             inline.adopt(yielded)
             self._inflight.add(yielded.key, inline.flight)
-            left = effective_timeout(reg.timeout_s) - (time.monotonic() - yielded.arrived)
-            inline.scope.deadline = trio.current_time() + left
             assert self._router.nursery is not None
             self._router.nursery.start_soon(self._reader)
-            outcome = await self.executor.finish_inline(reg, yielded.ctx, yielded.paused)
+            if pending.paused is None:  # checked, not started: run it here, under the flight
+                verdict = await self.handler.finish(pending)
+            else:
+                inline.scope.deadline = pending.deadline
+                verdict = await self.handler.resume(pending)
             if inline.flight.withdrawn:
                 return
             self._inflight.drop(yielded.key)
-            answer = resolve(reg, outcome)
+            answer = callback_answer(verdict)
             self._replies.finish(
                 call.framing, call.request_id, None, answer, started=yielded.started, call=call
             )
@@ -262,12 +241,12 @@ class Server:
 
     def _end_inline(self, inline: InlineRun) -> None:
         """After an inline run's scope: answer a hook that ran out of time."""
-        call, reg, ctx = inline.call, inline.reg, inline.ctx
-        assert call is not None and reg is not None and ctx is not None
+        call, pending = inline.call, inline.pending
+        assert call is not None and pending is not None
         if inline.flight.withdrawn or not inline.scope.cancelled_caught:
             return
         self._inflight.drop(inline.key)
-        answer = resolve(reg, self.executor.timed_out(reg, ctx))
+        answer = callback_answer(self.handler.expired(pending))
         self._replies.finish(
             call.framing, call.request_id, None, answer, started=inline.started, call=call
         )
@@ -288,12 +267,6 @@ class Server:
 
         await self._writer.run(send, broken)
         outer.cancel()
-
-
-async def _log_flusher() -> None:
-    while True:
-        await trio.sleep(LOG_FLUSH_S)
-        hookd_log.flush()
 
 
 async def serve(

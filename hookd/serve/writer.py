@@ -16,8 +16,6 @@ from typing import Final
 import structlog
 import trio
 
-from hookd.serve import log as hookd_log
-
 __all__ = ["MAX_QUEUED_OUT_BYTES", "Writer"]
 
 log = structlog.get_logger("hookd.server")
@@ -133,5 +131,4 @@ class Writer:
         self._bytes -= len(data)
         self.written_bytes += len(data)
         self._drained.set()
-        hookd_log.flush()
         return True

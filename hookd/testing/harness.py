@@ -23,8 +23,8 @@ import trio
 
 from hookd.core.loader import load_hooks
 from hookd.core.registry import DEFAULT_TIMEOUT_S, Registry
-from hookd.engine.dispatch import DispatchResult, dispatch
-from hookd.engine.executor import Executor
+from hookd.engine.handler import Handler, HookCall
+from hookd.engine.verdict import Verdict
 from hookd.errors import HookdError
 from hookd.testing.capture import captured_logs
 from hookd.testing.inputs import Inputs, tool_input_for
@@ -74,6 +74,7 @@ class Hooks:
         self.spec = spec
         self.validate = validate
         self.inputs = Inputs(session_id, cwd)
+        self.handler = Handler(registry, validate=validate)
 
     # -- inputs and state ---------------------------------------------------
 
@@ -143,22 +144,27 @@ class Hooks:
 
     async def _fire(self, event: str, data: JsonObject) -> FireResult:
         request_id = f"test-{next(_request_ids)}"
+        tool_use_id = data.get("tool_use_id")
+        call = HookCall(
+            event,
+            data,
+            tool_use_id if isinstance(tool_use_id, str) else None,
+            request_id,
+            ask_permission=True,
+        )
         with captured_logs(request_id) as logs:
-            result = await dispatch(
-                self.registry,
-                event,
-                data,
-                executor=Executor(validate=self.validate),
-                request_id=request_id,
-            )
-        return _read(event, data, result, self.registry, logs)
+            verdict = await self.handler.handle(call)
+        assert verdict is not None  # no scope: never withdrawn
+        if verdict.problem is not None:
+            raise HookdError(f"{event}: {verdict.problem.message}")
+        return _read(event, data, verdict, logs)
 
     async def _ask(
         self, tool_name: str, tool_input: JsonObject | None, context: Mapping[str, Any]
     ) -> PermissionResult:
         if tool_input is None:
             tool_input = tool_input_for(tool_name, self.inputs.cwd or os.getcwd())
-        return await ask_permission(self.registry, tool_name, tool_input, context)
+        return await ask_permission(self.handler, tool_name, tool_input, context)
 
     def __repr__(self) -> str:
         ids = ", ".join(
@@ -167,20 +173,14 @@ class Hooks:
         return f"<hookd.testing.Hooks {self.spec}: {ids or 'no hooks'}>"
 
 
-def _read(
-    event: str,
-    data: JsonObject,
-    result: DispatchResult,
-    registry: Registry,
-    logs: Mapping[str, str],
-) -> FireResult:
+def _read(event: str, data: JsonObject, verdict: Verdict, logs: Mapping[str, str]) -> FireResult:
     outcomes = []
-    for record in result.hooks:
-        reg = registry.get(record.callback_id)
+    for ran in verdict.ran:
+        record = ran.record()
         outcomes.append(
             HookOutcome(
                 id=record.callback_id,
-                name=reg.name if reg is not None else record.callback_id,
+                name=ran.reg.name,
                 outcome=record.outcome,
                 elapsed_ms=record.elapsed_ms,
                 output=record.output,
@@ -188,8 +188,8 @@ def _read(
                 traceback=logs.get(record.callback_id),
             )
         )
-    conflicts = tuple(msgspec.to_builtins(c) for c in result.conflicts)
-    return FireResult(event, data, result.merged, tuple(outcomes), conflicts)
+    conflicts = tuple(msgspec.to_builtins(c) for c in verdict.conflicts)
+    return FireResult(event, data, verdict.output, tuple(outcomes), conflicts)
 
 
 # ------------------------------------------------------------------- event loops

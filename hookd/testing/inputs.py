@@ -20,9 +20,10 @@ from typing import Any, Final
 
 import msgspec
 
-from hookd.errors import HookdError, json_type
+from hookd.errors import HookdError
 from hookd.events import EVENTS
 from hookd.events.validation import check_input
+from hookd.json_words import json_type
 from hookd.testing.samples import EXTRA, tool_input_for
 
 __all__ = ["OMIT", "InputError", "Inputs", "tool_input_for"]

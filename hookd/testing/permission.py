@@ -7,9 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from hookd import wire
-from hookd.core.registry import Registry
-from hookd.engine.permission import answer_can_use_tool
+from hookd.engine.handler import Handler, PermissionCall
 from hookd.testing.capture import captured_logs
 
 __all__ = ["PermissionResult", "ask_permission"]
@@ -38,17 +36,21 @@ class PermissionResult:
 
 
 async def ask_permission(
-    registry: Registry, tool_name: str, tool_input: JsonObject, context: Mapping[str, Any]
+    handler: Handler, tool_name: str, tool_input: JsonObject, context: Mapping[str, Any]
 ) -> PermissionResult:
-    """Run ``registry.can_use_tool`` as ``hookd serve`` answers a ``can_use_tool`` request.
+    """Ask the module's ``can_use_tool`` as ``hookd serve`` answers a ``can_use_tool`` request.
 
     ``context`` takes the request's own fields: ``tool_use_id``,
     ``permission_suggestions``, ``blocked_path``, ``decision_reason``, ``agent_id``.
     """
-    body = wire.CanUseTool(tool_name=tool_name, input=tool_input, **dict(context))
+    fields = dict(context)
+    if "permission_suggestions" in fields:
+        fields["suggestions"] = fields.pop("permission_suggestions")
     request_id = f"permission-{next(_ids)}"
+    call = PermissionCall(tool_name, tool_input, request_id=request_id, **fields)
     with captured_logs(request_id):
-        answer = await answer_can_use_tool(registry, request_id, body)
+        answer = await handler.permission(call)
+    assert answer is not None  # no scope: never withdrawn
     if answer.payload is None:
         return PermissionResult("error", None, error=answer.message)
     payload = answer.payload

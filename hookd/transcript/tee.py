@@ -13,6 +13,7 @@ import structlog
 import trio
 
 from hookd import wire
+from hookd.transcript import record_target
 from hookd.transcript.format import (
     FROM_HOOKD,
     RECORD_ENV,
@@ -156,7 +157,7 @@ def tee_from_env(
     that cannot be written is logged as a warning, and the session is served
     unrecorded: a broken recording must not stop the hooks.
     """
-    target = os.environ.get(RECORD_ENV)
+    target = record_target()
     if not target:
         return receive, send
     path = Path(target.replace("{pid}", str(os.getpid())))

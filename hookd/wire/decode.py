@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import msgspec
 
-from hookd.errors import msgspec_problem
+from hookd.json_words import msgspec_problem
 from hookd.wire.errors import UNSUPPORTED_SUBTYPE_TEXT, ErrorKind
 from hookd.wire.messages import (
     RPC_CANCEL_METHOD,

@@ -106,10 +106,10 @@ def test_tracebacks_in_json_logs_stay_one_line_each_with_user_frames(tmp_path: P
     stdin = lines(hook_request("r1", "hook_1", pre_tool_use()), PERMISSION)
     proc = hookd("serve", hooks, "--log-format", "json", stdin=stdin)
     logs = [json.loads(line) for line in proc.stderr.splitlines()]
-    (raised,) = [log for log in logs if log["msg"] == "hook.raised"]
+    raised, permission = [log for log in logs if log["msg"] == "hook.raised"]
     assert raised["traceback"].startswith("Traceback (most recent call last):\n  File ")
     assert "/hookd/" not in raised["traceback"].replace(hooks, "")
-    (permission,) = [log for log in logs if log["msg"] == "permission.raised"]
+    assert permission["callback_id"] == "can_use_tool"  # run as a hook, logged as one
     assert "in can_use_tool" in permission["traceback"]
 
 

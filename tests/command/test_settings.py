@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from hookd.command.hook import CommandHook
-from hookd.command.settings import SettingsError, load_settings, project_dir
+from hookd.command.settings_hooks import SettingsError, load_settings, project_dir
 from hookd.core.loader import load_hooks
 from hookd.core.registry import Registration, Registry, RetryPolicy
 from hookd.serve.config import ServeConfig

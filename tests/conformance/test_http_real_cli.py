@@ -115,23 +115,23 @@ async def test_the_real_cli_over_http_allow_deny_rewrite_context_failures(
     assert session.returncode == 0
     results = [(r["is_error"], str(r["content"])) for r in session.tool_results()]
     assert results[0] == (False, "RAN")
-    assert results[1] == (True, "PreToolUse:Bash hook error: hook_1: no recursive deletes")
+    assert results[1] == (True, "PreToolUse:Bash hook error: no recursive deletes")
     assert results[2] == (False, "CHANGED")
     assert results[3][0] is False
     assert (
         results[4][0] is True
-        and "hook hook_1 (guard) failed: the guard itself broke" in (results[4][1])
+        and "hookd: hook guard raised an exception: the guard itself broke" in (results[4][1])
     )
     assert results[5] == (False, "postfail")
-    assert results[6][0] is True and "hook hook_1 (guard) timed out" in results[6][1]
+    assert results[6][0] is True and "hookd: hook guard timed out" in results[6][1]
     assert results[7][0] is False and (tmp_path / "work" / "permitted.txt").exists()
-    assert results[8] == (True, "hook_3: not permitted by hookd")
+    assert results[8] == (True, "not permitted by hookd")
     assert not (tmp_path / "work" / "other.txt").exists()
     seen = [t for r in session.api.message_requests for t in message_texts(r, role="user")]
     assert any("remember ABC" in t for t in seen)  # additionalContext reached the model
     assert any("answer briefly" in t for t in seen)  # UserPromptSubmit context too
     informational = json.dumps(session.messages)
-    assert "hookd: hook hook_2 (after) failed: the post hook broke" in informational
+    assert "hookd: hook after raised an exception: the post hook broke" in informational
     what = ("allow, deny, a rewrite, added context, a raising hook under block, a failing "
             "PostToolUse hook under continue, a hook past its timeout, PermissionRequest "
             "allow and deny")  # fmt: skip

@@ -22,13 +22,16 @@ def _ctx(timeout_s: float = 30.0) -> HookContext:
     )
 
 
-def test_it_carries_the_call_and_a_deadline_ahead() -> None:
+@pytest.mark.req("R-071")
+def test_it_carries_the_call_and_the_deadline_hookd_enforces() -> None:
+    """The deadline shown is the enforced one: the timeout less hookd's margin."""
     before = time.monotonic()
     ctx = _ctx(30)
     assert (ctx.request_id, ctx.callback_id, ctx.event, ctx.attempt) == ("r1", "hook_1", "Stop", 1)
     assert ctx.state == {"n": 1}
-    assert before + 30 <= ctx.deadline <= time.monotonic() + 30
-    assert 0 < ctx.time_left() <= 30
+    assert before + 29.5 <= ctx.deadline <= time.monotonic() + 29.5
+    assert 0 < ctx.time_left() <= 29.5
+    assert _ctx(1).time_left() <= 0.9
 
 
 def test_a_past_deadline_leaves_no_time() -> None:

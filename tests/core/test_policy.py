@@ -52,7 +52,7 @@ CODES = {
     "invalid_output": "invalid_output",
 }
 REASONS = {
-    "exception": "failed: kaput",
+    "exception": "raised an exception: kaput",
     "timeout": "timed out: no answer within",
     "invalid_output": "returned an invalid output: output: unknown field 'decison' (did you mean",
 }
@@ -104,7 +104,7 @@ async def test_failure_policy_row(
     )
     if effective == "block" and EVENTS[event].block_style != "none":
         reason = _blocked(event, resp)
-        assert reason.startswith("hook hook_1 (") and REASONS[kind] in reason
+        assert reason.startswith("hookd: hook ") and REASONS[kind] in reason
     else:
         assert resp["subtype"] == "error"
         assert resp["error_code"] == CODES[kind]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import subprocess
@@ -15,7 +17,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HOOKD", "Box", "Recorder", "hookd", "recording_server", "wait_for_line"]
+__all__ = [
+    "HOOKD",
+    "Box",
+    "Recorder",
+    "hookd",
+    "pose_as_daemon",
+    "recording_server",
+    "squatter",
+    "wait_for_line",
+]
 
 #: The console script installed beside the interpreter running the tests.
 HOOKD = str(Path(sys.executable).parent / "hookd")
@@ -97,6 +108,7 @@ class Recorder:
     body: bytes = b"{}"
     requests: list[dict[str, Any]] = field(default_factory=list)
     port: int = 0
+    proof_key: bytes | None = None  # set: it proves itself as the module's daemon would
 
 
 @contextmanager
@@ -113,15 +125,26 @@ def recording_server() -> Iterator[Recorder]:
         def _answer(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length)
+            if rec.proof_key is not None and self.path == "/status":
+                self._send(200, json.dumps({"pid": os.getpid()}).encode())
+                return
             rec.requests.append(
                 {"method": self.command, "path": self.path, "headers": dict(self.headers),
                  "body": body}
             )  # fmt: skip
-            self.send_response(rec.status)
+            self._send(rec.status, rec.body)
+
+        def _send(self, status: int, body: bytes) -> None:
+            self.send_response(status)
+            nonce = self.headers.get("X-Hookd-Challenge")
+            if rec.proof_key is not None and nonce:
+                message = f"hookd-proof\n{nonce}\n{os.getpid()}\n{rec.port}".encode()
+                proof = hmac.new(rec.proof_key, message, hashlib.sha256).hexdigest()
+                self.send_header("X-Hookd-Proof", proof)
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(rec.body)))
+            self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(rec.body)
+            self.wfile.write(body)
 
         do_GET = do_POST = _answer
 
@@ -135,6 +158,21 @@ def recording_server() -> Iterator[Recorder]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def pose_as_daemon(box: Box, hooks: Path, rec: Recorder) -> None:
+    """Make the recording server the module's daemon to hookd: the ready file names this
+    process and the server's port, and the server proves itself with the module's key."""
+    from hookd.daemon.where import key_file, module_key, ready_file, state_dir
+
+    key = module_key(str(hooks.resolve()))
+    own = Path(state_dir(str(box.state / "hookd"), key))
+    own.mkdir(parents=True, exist_ok=True)
+    rec.proof_key = os.urandom(32).hex().encode()
+    Path(key_file(str(own))).write_bytes(rec.proof_key + b"\n")
+    ready = Path(ready_file(str(box.runtime / "hookd"), key))
+    ready.parent.mkdir(mode=0o700, exist_ok=True)
+    ready.write_text(json.dumps({"pid": os.getpid(), "port": rec.port}))
 
 
 def read_settings(path: Path) -> dict[str, Any]:
@@ -165,3 +203,51 @@ def wait_for_line(path: Path, needle: str, timeout_s: float) -> str:
         if time.monotonic() > deadline:
             break
     raise AssertionError(f"no line with {needle!r} in {path} within {timeout_s:g}s")
+
+
+#: A stranger on the daemon's port: answers 200 and ``{"pid": PID}`` (PID given, else its
+#: own) to every request, and prints ``listening`` once bound.
+SQUATTER = """
+import json, os, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+PID = int(sys.argv[2]) if len(sys.argv) > 2 else os.getpid()
+BODY = json.dumps({"pid": PID}).encode()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def _answer(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        print("request", self.command, self.path, flush=True)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(BODY)))
+        self.end_headers()
+        self.wfile.write(BODY)
+
+    do_GET = do_POST = _answer
+
+
+server = HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+print("listening", flush=True)
+server.serve_forever()
+"""
+
+
+@contextmanager
+def squatter(port: int, pid: int | None = None) -> Iterator[subprocess.Popen[str]]:
+    """Another program holding ``port``: a Python HTTP server answering 200 to everything."""
+    argv = [sys.executable, "-c", SQUATTER, str(port), *([str(pid)] if pid else [])]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "listening\n", "the squatter could not bind"
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)

@@ -85,8 +85,8 @@ def test_a_stranger_answering_200_on_the_port_is_not_taken_for_the_daemon(
         ready.write_text(json.dumps(stale))
         done = hookd(box, "up", str(module), "--port", str(stranger.port))
     assert [r["path"] for r in stranger.requests][:1] == ["/status"]
-    assert done.returncode == 1 and "already running" not in done.stdout
-    assert f"port {stranger.port} on 127.0.0.1 is taken by another program" in done.stderr
+    assert done.returncode == 2 and "already running" not in done.stdout
+    assert f"port {stranger.port} on 127.0.0.1 is held by another program" in done.stderr
 
 
 @pytest.mark.req("R-D32")

@@ -103,10 +103,11 @@ def test_up_status_down(box: Box, module: Path) -> None:
     assert lines[0] == str(module)
     assert lines[1].startswith(f"  pid {info['pid']}, 127.0.0.1:{port}, up ")
     assert lines[3] == "  reload error: none"
-    assert lines[4].split() == ["ID", "EVENT", "NAME", "CALLS", "ERRORS", "TIMEOUTS", "P50", "MS",
-                                "P99", "MS"]  # fmt: skip
+    assert lines[4].split() == ["ID", "EVENT", "NAME", "CALLS", "ERRORS", "TIMEOUTS", "STUCK",
+                                "P50", "MS", "P99", "MS"]  # fmt: skip
     guard = next(line.split() for line in lines[5:] if " guard " in line)
-    assert guard[:6] == ["hook_1", "PreToolUse", "guard", "1", "0", "0"]
+    assert guard[:7] == ["hook_1", "PreToolUse", "guard", "1", "0", "0", "0"]
+    assert lines[-1].startswith("  claude: 1 calls, 0 errors, 0 timeouts, p50 ")  # per agent
     down = hookd(box, "down", str(module))
     assert down.stdout == f"hookd: stopped pid {info['pid']} serving {module}\n"
     assert not pid_alive(info["pid"])
@@ -153,10 +154,11 @@ def test_a_port_taken_by_another_program_is_a_clear_error(box: Box, module: Path
         squatter.listen()
         port = squatter.getsockname()[1]
         done = hookd(box, "up", str(module), "--port", str(port))
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stderr == (
-        f"hookd up: error: port {port} on 127.0.0.1 is taken by another program; "
-        "choose another with `hookd install HOOKS --port N`\n"
+        f"hookd up: error: port {port} on 127.0.0.1 is held by another program, not this "
+        "module's daemon (it cannot prove the module's key); stop that program, or move with "
+        "`hookd install HOOKS --port N`\n"
     )
 
 

@@ -112,7 +112,7 @@ def test_raising_hook_under_block_and_continue(big_session: tuple[CliRun, Path, 
     run, out, _ = big_session
     assert not (out / "raise-block").exists()
     is_error, content = result_for(run, 6)
-    assert is_error and "(explode_block) failed: boom-block" in content
+    assert is_error and "hookd: hook explode_block raised an exception: boom-block" in content
     is_error, content = result_for(run, 7)
     assert not is_error and "raise-continue" in content
 
@@ -124,7 +124,7 @@ def test_hook_slower_than_its_timeout_is_answered_by_hookd(
     run, out, _ = big_session
     assert not (out / "slow-me").exists()
     is_error, content = result_for(run, 8)
-    assert is_error and "(dawdle) timed out" in content
+    assert is_error and "hookd: hook dawdle timed out" in content
 
 
 @pytest.mark.req("R-D13")

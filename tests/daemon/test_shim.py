@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.daemon.support import HOOKD, Box, hookd, recording_server
+from tests.daemon.support import HOOKD, Box, hookd, pose_as_daemon, recording_server
 
 HOOKS = Path(__file__).resolve().parents[1] / "hooks" / "daemon_guard.py"
 INPUT = {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup", "cwd": "/"}
@@ -24,6 +24,7 @@ SLOW = ("typing", "socket", "hashlib", "platformdirs", "shutil", "hookd.cli.opti
 @pytest.mark.req("R-D20")
 def test_call_posts_stdin_and_prints_the_answer(box: Box) -> None:
     with recording_server() as server:
+        pose_as_daemon(box, HOOKS, server)
         server.body = b'{"hookSpecificOutput": {"hookEventName": "SessionStart"}}'
         done = hookd(
             box, "call", "SessionStart", "--hooks", str(HOOKS), "--port", str(server.port),
@@ -46,6 +47,7 @@ def test_a_failed_answer_blocks_only_guarded_events(
     box: Box, event: str, extra: tuple[str, ...], code: int
 ) -> None:
     with recording_server() as server:
+        pose_as_daemon(box, HOOKS, server)
         server.status, server.body = 500, b"broken"
         args = ("call", event, "--hooks", str(HOOKS), "--port", str(server.port), *extra)
         done = hookd(box, *args, stdin=b"{}")
@@ -59,11 +61,12 @@ def test_a_failed_answer_blocks_only_guarded_events(
 @pytest.mark.req("R-D20")
 def test_token_env_sends_hookd_token(box: Box) -> None:
     with recording_server() as server:
+        pose_as_daemon(box, HOOKS, server)
         args = ("call", "Setup", "--hooks", str(HOOKS), "--port", str(server.port), "--token-env")
-        done = hookd(box, *args, stdin=b"{}", env=box.env(HOOKD_TOKEN="from-the-env"))
+        done = hookd(box, *args, stdin=b"{}", env=box.env(HOOKD_TOKEN="from-the-env-0123"))
         missing = hookd(box, *args, stdin=b"{}")
     assert done.returncode == 0, done.stderr
-    assert server.requests[0]["headers"]["Authorization"] == "Bearer from-the-env"
+    assert server.requests[0]["headers"]["Authorization"] == "Bearer from-the-env-0123"
     assert missing.returncode == 1
     assert missing.stderr.startswith("hookd call: error: HOOKD_TOKEN is not set")
 
@@ -72,6 +75,7 @@ def test_token_env_sends_hookd_token(box: Box) -> None:
 @pytest.mark.parametrize("command", ["call", "up"])
 def test_the_light_commands_import_nothing_heavy(box: Box, command: str) -> None:
     with recording_server() as server:
+        pose_as_daemon(box, HOOKS, server)
         if command == "up":  # the recording server stands in for a running daemon
             args = ["up", str(HOOKS), "--port", str(server.port)]
         else:

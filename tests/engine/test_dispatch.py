@@ -14,8 +14,8 @@ import trio.testing
 from hookd import HookAbortError, HookContext, HookMatcher, Registry
 from hookd.core.loader import load_hooks
 from hookd.core.registration import RegistrationError
-from hookd.engine.dispatch import DispatchResult, dispatch
-from hookd.engine.executor import Executor
+from hookd.engine.handler import Handler, HookCall
+from hookd.engine.verdict import Verdict
 from hookd.events.validation import validate_output
 from hookd.serve.config import ServeConfig
 from tests.peer import error, event_input, hookd_process, payload, pre_tool_use, served
@@ -56,10 +56,11 @@ def registry(event: str, *matchers: HookMatcher) -> Registry:
     return reg
 
 
-async def run(reg: Registry, event: str, input_data: dict[str, Any], **kw: Any) -> DispatchResult:
+async def run(reg: Registry, event: str, input_data: dict[str, Any], **kw: Any) -> Verdict:
     """Dispatch without output validation; the merged output must still be valid."""
-    result = await dispatch(reg, event, input_data, executor=Executor(validate=False), **kw)
-    assert validate_output(event, result.merged) is None
+    result = await Handler(reg, validate=False).handle(HookCall(event, input_data, **kw))
+    assert result is not None
+    assert validate_output(event, result.output) is None
     return result
 
 
@@ -74,7 +75,7 @@ def rewrite(tool_input: dict[str, Any], decision: str | None = None) -> dict[str
     return {"hookSpecificOutput": out}
 
 
-def ids(result: DispatchResult) -> list[str]:
+def ids(result: Verdict) -> list[str]:
     return [h.callback_id for h in result.hooks]
 
 
@@ -162,7 +163,7 @@ async def test_parallel_hooks_merge_in_registration_order_not_finish_order(
     start = trio.current_time()
     result = await run(reg, "Notification", event_input("Notification", message="m"))
     assert trio.current_time() - start == 2  # in parallel: the longest, not the sum
-    assert result.merged == {"systemMessage": "first\nsecond"}
+    assert result.output == {"systemMessage": "first\nsecond"}
     assert [(h.callback_id, h.outcome, h.elapsed_ms) for h in result.hooks] == [
         ("hook_1", "ok", 2000.0),
         ("hook_2", "ok", 1000.0),
@@ -200,13 +201,12 @@ async def test_a_sequential_group_chains_rewrites_in_declared_order(
         {"command": "ls -a"},
         {"command": "ls -a"},
     ]
-    assert result.merged == {
+    assert result.output == {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "updatedInput": {"command": "ls -a -l", "timeout": 5},
             "additionalContext": "no rewrite here",
             "permissionDecision": "allow",
-            "permissionDecisionReason": "hook_3",
         }
     }
     assert result.to_wire()["chain"] == [
@@ -240,7 +240,7 @@ async def test_any_sequential_group_makes_the_whole_dispatch_sequential(
     result = await run(reg, "Stop", event_input("Stop", stop_hook_active=False))
     assert trio.current_time() - start == 3
     assert order == ["a", "b", "c"]
-    assert result.merged == {"systemMessage": "a\nb\nc"}
+    assert result.output == {"systemMessage": "a\nb\nc"}
     assert "chain" not in result.to_wire()  # nothing rewritten
 
 
@@ -254,7 +254,7 @@ async def test_parallel_rewrites_conflict_deny_and_name_both_hooks() -> None:
         HookMatcher(matcher="Write", hooks=[returning(rewrite({"file_path": "/b"}, "allow"))]),
     )
     result = await run(reg, "PreToolUse", pre_tool_use("Write"))
-    specific = result.merged["hookSpecificOutput"]
+    specific = result.output["hookSpecificOutput"]
     assert "updatedInput" not in specific
     assert specific["permissionDecision"] == "deny"
     assert specific["permissionDecisionReason"].startswith(
@@ -283,7 +283,7 @@ async def test_permission_request_rewrite_conflict_denies() -> None:
     )
     input_data = event_input("PermissionRequest", tool_name="Bash", tool_input={"command": "x"})
     result = await run(reg, "PermissionRequest", input_data)
-    decision = result.merged["hookSpecificOutput"]["decision"]
+    decision = result.output["hookSpecificOutput"]["decision"]
     assert decision["behavior"] == "deny" and "updatedInput" not in decision
     assert decision["message"].startswith("hookd: conflicting rewrites")
     assert [c.resolution for c in result.conflicts] == ["denied"]
@@ -300,7 +300,7 @@ async def test_unguarded_rewrite_conflicts_are_dropped_not_denied() -> None:
     )
     input_data = pre_tool_use("Bash", hook_event_name="PostToolUse", tool_response="raw")
     result = await run(reg, "PostToolUse", input_data)
-    assert result.merged == {}
+    assert result.output == {}
     assert [(c.field, c.resolution) for c in result.conflicts] == [
         ("hookSpecificOutput.updatedToolOutput", "dropped")
     ]
@@ -320,7 +320,7 @@ async def test_sequential_output_rewrites_chain_too() -> None:
     input_data = pre_tool_use("Bash", hook_event_name="PostToolUse", tool_response="raw")
     result = await run(reg, "PostToolUse", input_data)
     assert [s[0]["tool_response"] for s in seen] == ["raw", "one"]
-    assert result.merged["hookSpecificOutput"]["updatedToolOutput"] == "two"
+    assert result.output["hookSpecificOutput"]["updatedToolOutput"] == "two"
     assert [msgspec.to_builtins(s) for s in result.chain] == [
         {"callback_id": "hook_1", "field": "tool_response"},
         {"callback_id": "hook_2", "field": "tool_response"},
@@ -343,15 +343,17 @@ async def test_each_hook_keeps_its_own_timeout_and_failure_policy(
     )
     start = trio.current_time()
     result = await run(reg, "PreToolUse", pre_tool_use("Bash"))
-    assert trio.current_time() - start == pytest.approx(4.5)
+    assert trio.current_time() - start == pytest.approx(4.5, abs=0.05)
     timed_out, blocked, fast = result.hooks
-    assert (timed_out.outcome, timed_out.elapsed_ms, timed_out.output) == ("timeout", 1800.0, None)
+    assert (timed_out.outcome, timed_out.output) == ("timeout", None)
+    assert timed_out.elapsed_ms == pytest.approx(1800.0, abs=50)
     assert timed_out.error == "no answer within 1.8s"
-    assert (blocked.outcome, blocked.elapsed_ms) == ("blocked:timeout", 4500.0)
+    assert blocked.outcome == "blocked:timeout"
+    assert blocked.elapsed_ms == pytest.approx(4500.0, abs=50)
     assert fast.outcome == "ok"
-    specific = result.merged["hookSpecificOutput"]
+    specific = result.output["hookSpecificOutput"]
     assert specific["permissionDecision"] == "deny"
-    assert specific["permissionDecisionReason"].startswith("hook_2: hook hook_2 ")
+    assert specific["permissionDecisionReason"].startswith("hookd: hook hang timed out")
     assert specific["additionalContext"] == "fast"
 
 
@@ -363,7 +365,7 @@ async def test_a_failed_continue_hook_contributes_nothing_but_is_reported() -> N
         HookMatcher(hooks=[returning({"systemMessage": "kept"})]),
     )
     result = await run(reg, "Notification", event_input("Notification", message="m"))
-    assert result.merged == {"systemMessage": "kept"}
+    assert result.output == {"systemMessage": "kept"}
     assert msgspec.to_builtins(result.hooks[0]) == {
         "callback_id": "hook_1",
         "outcome": "exception",
@@ -383,12 +385,12 @@ async def test_hook_abort_merges_as_continue_false() -> None:
     )
     result = await run(reg, "PreToolUse", pre_tool_use("Bash"))
     assert result.hooks[1].outcome == "aborted"
-    assert result.merged["continue"] is False
-    assert result.merged["stopReason"] == "quota\npolicy violation"
-    assert result.merged["hookSpecificOutput"] == {
+    assert result.output["continue"] is False
+    assert result.output["stopReason"] == "quota\npolicy violation"
+    assert result.output["hookSpecificOutput"] == {
         "hookEventName": "PreToolUse",
         "permissionDecision": "deny",
-        "permissionDecisionReason": "hook_2: policy violation",
+        "permissionDecisionReason": "policy violation",
         "additionalContext": "ctx",
     }
 
@@ -401,7 +403,7 @@ async def test_an_unencodable_output_fails_only_its_hook() -> None:
     )
     result = await run(reg, "Notification", event_input("Notification", message="m"))
     assert result.hooks[0].outcome == "invalid_output"
-    assert result.merged == {"systemMessage": "fine"}
+    assert result.output == {"systemMessage": "fine"}
 
 
 # ------------------------------------------------------------------------------ context
@@ -484,7 +486,7 @@ BASH_ANSWER = {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "allow",
-            "permissionDecisionReason": "hook_1: looks safe",
+            "permissionDecisionReason": "looks safe",
             "additionalContext": "shell tool Bash (toolu_1)",
         }
     },

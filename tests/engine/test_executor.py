@@ -54,7 +54,7 @@ async def test_default_timeout_is_30s_on_the_fake_clock(
     start = trio.current_time()
     outcome = await _run(hang)
     assert outcome.kind == "timeout"
-    assert trio.current_time() - start == pytest.approx(29.5)
+    assert trio.current_time() - start == pytest.approx(29.5, abs=0.05)
 
 
 @pytest.mark.req("R-071")
@@ -64,7 +64,7 @@ async def test_matcher_timeout_overrides(autojump_clock: trio.testing.MockClock)
 
     start = trio.current_time()
     assert (await _run(hang, timeout=5)).kind == "timeout"
-    assert trio.current_time() - start == pytest.approx(4.5)
+    assert trio.current_time() - start == pytest.approx(4.5, abs=0.05)
 
 
 @pytest.mark.req("R-072")
@@ -209,7 +209,7 @@ async def test_busy_looping_async_hook_is_interrupted_and_answered_as_timeout() 
         spun_out.append(True)
 
     outcome = await _run(spin, timeout=0.5)
-    assert outcome.kind == "timeout" and "without awaiting" in outcome.message
+    assert outcome.kind == "timeout" and "interrupted" in outcome.message
     assert spun_out == []  # interrupted inside the loop, not after its 30 s
     # the event loop is healthy afterwards
     await trio.sleep(0.01)

@@ -18,10 +18,10 @@ from jsonschema import Draft202012Validator
 
 from hookd.cli.schema import validate_main
 from hookd.core import api, policy
-from hookd.core.schemas import get_schema
 from hookd.errors import InvalidOutputError
 from hookd.events import EVENTS, input_type, output_type
 from hookd.events.validation import check_input, prepare_output, validate_output
+from hookd.published import get_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "schema_corpus"
@@ -262,7 +262,7 @@ def test_an_unknown_event_only_needs_an_object(event: str) -> None:
 
 @pytest.mark.parametrize("event", list(EVENTS))
 def test_what_hookd_answers_on_failure_is_valid(event: str) -> None:
-    blocking = policy.blocking_output(event, "hook hook_1 (guard) failed: boom")
+    blocking = policy.blocking_output(event, "hookd: hook guard raised an exception: boom")
     if blocking is not None:
         assert prepare_output(event, blocking) == blocking
     aborting = policy.abort_output(event, "stop")

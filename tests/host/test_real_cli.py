@@ -189,7 +189,7 @@ async def test_raising_hook_under_block_denies_the_tool(claude: Path, tmp_path: 
     assert not made.exists()
     result = single_tool_result(run)
     assert result["is_error"] is True
-    assert "hook_1 (explode) failed: boom from the block hook" in result["content"]
+    assert "hookd: hook explode raised an exception: boom from the block hook" in result["content"]
     assert len(run.result["permission_denials"]) == 1
 
 
@@ -222,7 +222,7 @@ async def test_slow_hook_is_answered_by_hookd_before_the_cli_gives_up(
     assert not made.exists()
     result = single_tool_result(run)
     assert result["is_error"] is True
-    assert "hook_1 (dawdle) timed out" in result["content"]
+    assert "hookd: hook dawdle timed out" in result["content"]
     assert CLI_TIMEOUT_TEXT not in json.dumps(run.messages)
     assert [log for log in run.logs if log["msg"] == "request.cancelled"] == []
     (completed,) = [log for log in run.logs if log["msg"] == "request.completed"]

@@ -100,5 +100,5 @@ async def test_hookd_serve_refuses_input_in_a_hook_clearly(tmp_path: Path) -> No
         reason = payload(await peer.recv())["hookSpecificOutput"]["permissionDecisionReason"]
         await peer.close()
     assert reason.startswith(
-        "hook hook_1 (asks) failed: input() in a hook: hookd serve has no user"
+        "hookd: hook asks raised an exception: input() in a hook: hookd serve has no user"
     )

@@ -135,9 +135,11 @@ def label(msg: Any) -> tuple[Key, str]:
 
 
 def _reason(text: str) -> str:
-    for words in ("timed out", "returned an invalid output", "failed"):
+    names = {"timed out": "timed out", "returned an invalid output": "invalid output"}
+    names["raised an exception"] = "failed"
+    for words, name in names.items():
         if words in text:
-            return "invalid output" if words.startswith("returned") else words
+            return name
     return "big" if len(text) == OUTPUT_BYTES else text
 
 

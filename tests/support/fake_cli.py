@@ -6,7 +6,8 @@ line in ``$FAKE_CLI_LOG`` (JSON lines), then:
 * answers ``initialize`` with success (``$FAKE_CLI_INIT=ok``, default), an error
   (``error``) or not at all (``silent``); after a success, prints ``system/init``;
 * for each user message: reports ``running``, asks the first registered hook
-  about a Bash call, prints an assistant message quoting the answer, a
+  (the first whose matcher is ``$FAKE_CLI_TOOL``, when set) about a call of that
+  tool (default Bash), prints an assistant message quoting the answer, a
   ``result`` and ``idle``;
 * at EOF on stdin, exits with ``$FAKE_CLI_EXIT`` (default 0).
 """
@@ -73,7 +74,14 @@ def initialize(message: JsonObject) -> list[str]:
         response = {"subtype": "error", "request_id": request_id, "error": "fake refusal"}
         say({"type": "control_response", "response": response})
     hooks = message["request"].get("hooks") or {}
-    return [i for matchers in hooks.values() for m in matchers for i in m["hookCallbackIds"]]
+    tool = os.environ.get("FAKE_CLI_TOOL")
+    return [
+        i
+        for matchers in hooks.values()
+        for m in matchers
+        if tool is None or m.get("matcher") == tool
+        for i in m["hookCallbackIds"]
+    ]
 
 
 def hook_input(command: str) -> JsonObject:
@@ -83,7 +91,7 @@ def hook_input(command: str) -> JsonObject:
         "cwd": os.getcwd(),
         "permission_mode": "default",
         "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
+        "tool_name": os.environ.get("FAKE_CLI_TOOL", "Bash"),
         "tool_input": {"command": command},
         "tool_use_id": "toolu_fake",
     }

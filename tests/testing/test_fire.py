@@ -29,7 +29,7 @@ async def test_deny_reads_as_the_decision_with_the_hooks_own_reason(hooks: Hooks
     assert result.hook("guard").outcome == "ok"
     specific = result.output["hookSpecificOutput"]
     assert specific["permissionDecision"] == "deny"
-    assert specific["permissionDecisionReason"] == "hook_2: recursive delete of /"
+    assert specific["permissionDecisionReason"] == "recursive delete of /"
 
 
 @pytest.mark.req("R-701")
@@ -63,7 +63,7 @@ async def test_context_system_message_block_and_stop(hooks: Hooks) -> None:
 async def test_a_raising_guard_reads_as_deny_with_its_traceback(hooks: Hooks) -> None:
     result = await hooks.fire("PreToolUse", tool_name="Edit")
     assert result.decision == "deny"
-    assert result.reason == "hook hook_4 (broken) failed: the guard crashed"
+    assert result.reason == "hookd: hook broken raised an exception: the guard crashed"
     (failure,) = result.failures
     assert (failure.id, failure.outcome, failure.error) == (
         "hook_4",
@@ -94,7 +94,7 @@ async def test_timeouts_run_on_the_fake_clock(
     started = trio.current_time()
     result = await hooks.fire("PreToolUse", tool_name="Write")
     assert result.decision == "deny"
-    assert result.reason == "hook hook_3 (slow) timed out: no answer within 4.5s"
+    assert result.reason == "hookd: hook slow timed out: no answer within 4.5s"
     assert trio.current_time() - started == pytest.approx(4.5)
 
 

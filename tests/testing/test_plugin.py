@@ -72,7 +72,7 @@ def test_under_pytest_trio(tmp_path: Path) -> None:
                 async def test_fire_under_trio(autojump_clock):
                     hooks = hookd.testing.load({GUARD!r})
                     result = await hooks.fire("PreToolUse", tool_name="Write")
-                    assert result.reason == "hook hook_3 (slow) timed out: no answer within 4.5s"
+                    assert result.reason == "hookd: hook slow timed out: no answer within 4.5s"
                     assert trio.current_time() >= 4.5
                 """,
         },

@@ -12,7 +12,7 @@ import trio
 import trio.testing
 
 from hookd.cli.record import proxy_header, serve_invocation
-from hookd.host.record import record_env
+from hookd.host.recorder import record_env
 from hookd.transcript.format import RECORD_ENV, load
 from hookd.transcript.plan import host_only
 from hookd.transcript.replay import ReplayConfig, format_report, replay

@@ -8,8 +8,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from hookd import wire
+from hookd.wire.envelope_schemas import ENVELOPES
 from hookd.wire.errors import ErrorKind
-from hookd.wire.schema import ENVELOPES
 
 
 def _errors(name: str, line: bytes) -> list[str]:

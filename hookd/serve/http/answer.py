@@ -17,25 +17,24 @@ from typing import Any, Final
 import msgspec
 import structlog
 
-from hookd.core.registry import Registry
-from hookd.engine.dispatch import DispatchResult, HookRecord, dispatch
-from hookd.engine.executor import Executor
-from hookd.events.validation import check_input, validate_output
-from hookd.serve import log as hookd_log
+from hookd import logs as hookd_log
+from hookd.engine.handler import Handler, HookCall
+from hookd.engine.stats import Stats
+from hookd.engine.verdict import ProblemKind, Verdict
+from hookd.events.validation import validate_output
+from hookd.serve.http.codec import decode_body
 from hookd.serve.http.holder import RegistryHolder
-from hookd.serve.http.stats import Stats
 
-__all__ = ["HookAnswer", "Hooks"]
+__all__ = ["HookAnswer", "HttpAnswers"]
 
 log = structlog.get_logger("hookd.http")
 
-_decoder: Final = msgspec.json.Decoder()
 _encoder: Final = msgspec.json.Encoder()
-_FAILED: Final = frozenset({"exception", "timeout", "invalid_output"})
-_WORDS: Final = {
-    "exception": "failed",
-    "timeout": "timed out",
-    "invalid_output": "returned an invalid output",
+#: The status of a call hookd could not run at all.
+_STATUS: Final[dict[ProblemKind, int]] = {
+    "invalid_input": 400,
+    "unknown_callback": 400,
+    "unavailable": 503,
 }
 
 
@@ -52,18 +51,22 @@ def _error(status: int, outcome: str, message: str) -> HookAnswer:
     return HookAnswer(status, _encoder.encode({"error": message}), outcome)
 
 
-class Hooks:
-    """Answers hook POSTs from the holder's registry with one executor and one set of stats."""
+class HttpAnswers:
+    """The HTTP adapter: hook POSTs into the request handler, verdicts into HTTP answers."""
 
     def __init__(self, holder: RegistryHolder, *, validate: bool = True) -> None:
         self.holder = holder
-        self.executor = Executor(validate=validate)
-        self.stats = Stats()
+        self.handler = Handler(lambda: holder.current, validate=validate)
         self._count = 0
+
+    @property
+    def stats(self) -> Stats:
+        """The handler's counters (``GET /status``)."""
+        return self.handler.stats
 
     async def post(self, url_event: str | None, body: bytes) -> HookAnswer:
         """Answer one hook POST whose body is ``body``; logs one request line."""
-        started = time.perf_counter()
+        arrived, started = time.monotonic(), time.perf_counter()
         self._count += 1
         request_id = f"http-{self._count}"
         event: str | None = url_event
@@ -73,7 +76,17 @@ class Hooks:
                 answer = parsed
             else:
                 event, input_data = parsed
-                answer = await self._dispatch(request_id, event, input_data)
+                call = HookCall(
+                    event,
+                    input_data,
+                    _str_or_none(input_data.get("tool_use_id")),
+                    request_id,
+                    arrived,
+                    ask_permission=True,  # the CLI never sends can_use_tool over HTTP
+                )
+                verdict = await self.handler.handle(call)
+                assert verdict is not None  # no scope: never withdrawn
+                answer = self._answer(request_id, verdict)
         except Exception as exc:  # a fault in hookd itself: answer it, keep serving
             log.exception("internal.error", request_id=request_id)
             answer = _error(500, "internal_error", f"internal error: {type(exc).__name__}")
@@ -86,12 +99,9 @@ class Hooks:
         return answer
 
     def _parse(self, url_event: str | None, body: bytes) -> tuple[str, dict[str, Any]] | HookAnswer:
-        try:
-            input_data = _decoder.decode(body)
-        except msgspec.DecodeError as exc:
-            return _error(400, "invalid", f"the body is not JSON: {exc}")
-        if not isinstance(input_data, dict):
-            return _error(400, "invalid", "the body must be a JSON object (the hook input)")
+        input_data = decode_body(body)
+        if isinstance(input_data, str):
+            return _error(400, "invalid", input_data)
         event = input_data.get("hook_event_name")
         if not isinstance(event, str) or not event:
             return _error(400, "invalid", "the body has no hook_event_name")
@@ -100,60 +110,21 @@ class Hooks:
             return _error(400, "invalid", message)
         return event, input_data
 
-    async def _dispatch(
-        self, request_id: str, event: str, input_data: dict[str, Any]
-    ) -> HookAnswer:
-        registry = self.holder.current
-        if registry is None:
-            return _error(503, "unavailable", "no hooks loaded (the module failed to load)")
-        if self.executor.validate:
-            problem = check_input(event, input_data)
-            if problem is not None:
-                return _error(400, "invalid", problem)
-        result = await dispatch(
-            registry, event, input_data, executor=self.executor, request_id=request_id
-        )
-        for record in result.hooks:
-            self.stats.hook(record.callback_id, record.outcome, record.elapsed_ms)
-        if event == "SessionEnd":  # the session is over: free its state
-            registry.state.pop(_session(input_data), None)
-        output = _output(registry, result)
-        problem = validate_output(event, output) if self.executor.validate else None
+    def _answer(self, request_id: str, verdict: Verdict) -> HookAnswer:
+        """The verdict as an HTTP answer: the merged output with a note per failed hook."""
+        problem = verdict.problem
         if problem is not None:
-            log.error("http.invalid_merge", request_id=request_id, _event=event, error=problem)
-            return _error(500, "internal_error", f"hookd merged an invalid output: {problem}")
-        return HookAnswer(200, _encoder.encode(output), _outcome(result))
+            return _error(_STATUS[problem.kind], verdict.outcome, problem.message)
+        output = verdict.with_notes()
+        if self.handler.validate:
+            invalid = validate_output(verdict.event, output)
+            if invalid is not None:
+                log.error(
+                    "http.invalid_merge", request_id=request_id, _event=verdict.event, error=invalid
+                )
+                return _error(500, "internal_error", f"hookd merged an invalid output: {invalid}")
+        return HookAnswer(200, _encoder.encode(output), verdict.outcome)
 
 
-def _output(registry: Registry, result: DispatchResult) -> dict[str, Any]:
-    """The merged output, plus a ``systemMessage`` naming each hook that failed under continue."""
-    failed = [h for h in result.hooks if h.outcome in _FAILED]
-    if not failed:
-        return result.merged
-    notes = [_note(registry, h) for h in failed]
-    output = dict(result.merged)
-    if isinstance(output.get("systemMessage"), str):
-        notes.insert(0, output["systemMessage"])
-    output["systemMessage"] = "\n".join(notes)
-    return output
-
-
-def _note(registry: Registry, record: HookRecord) -> str:
-    reg = registry.get(record.callback_id)
-    name = f"{record.callback_id} ({reg.name})" if reg is not None else record.callback_id
-    text = f"hookd: hook {name} {_WORDS[record.outcome]}"
-    return f"{text}: {record.error}" if record.error else text
-
-
-def _outcome(result: DispatchResult) -> str:
-    if result.conflicts:
-        return "conflict"
-    for record in result.hooks:
-        if record.outcome != "ok":
-            return record.outcome
-    return "ok"
-
-
-def _session(input_data: dict[str, Any]) -> str:
-    value = input_data.get("session_id")
-    return value if isinstance(value, str) else ""
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -7,31 +7,36 @@ h11 parses the requests, with hookd's limits: a head larger than
 h11's writer costs), each as one ``bytes`` object, so the transport writes it
 with one ``send_all`` (no Nagle stall between headers and body); the next
 request of a kept-alive connection is parsed by a fresh h11 state machine fed
-the bytes already received. Nothing here reads or writes a socket.
+the bytes already received. :func:`decode_body` turns a hook POST's body into the
+hook input, or into a one-line reason it is not one (a 400). Nothing here reads
+or writes a socket.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import h11
-
-from hookd.serve.http.heads import HeadCache, Key, split_head
+import msgspec
 
 __all__ = [
     "CLOSED",
+    "MAX_BODY_DEPTH",
     "NEED_DATA",
     "Codec",
     "Head",
     "Phase",
     "Refusal",
     "Request",
+    "decode_body",
     "reason_phrase",
 ]
 
 DEFAULT_MAX_HEAD_BYTES: Final = 64 * 1024
+#: Deepest nesting of objects and arrays a hook input may have (the hook input itself is 1).
+MAX_BODY_DEPTH: Final = 200
 _FIXED: Final = b"server: hookd\r\ncache-control: no-store\r\n"
 
 _REASONS: Final = {
@@ -52,6 +57,43 @@ _REASONS: Final = {
 def reason_phrase(status: int) -> bytes:
     """The reason phrase hookd sends with ``status``."""
     return _REASONS.get(status, b"")
+
+
+_body_decoder: Final = msgspec.json.Decoder()
+
+
+def decode_body(body: bytes) -> dict[str, Any] | str:
+    """The JSON object a hook POST carries, or a one-line message saying why it is not one.
+
+    Not JSON, not UTF-8, nested deeper than :data:`MAX_BODY_DEPTH` or not an
+    object: each is a message, never an exception.
+    """
+    try:
+        value = _body_decoder.decode(body)
+    except UnicodeDecodeError:
+        return "the body is not valid UTF-8"
+    except RecursionError:
+        return f"the body is nested deeper than {MAX_BODY_DEPTH} levels"
+    except msgspec.DecodeError as exc:
+        return f"the body is not JSON: {exc}"
+    if not isinstance(value, dict):
+        return "the body must be a JSON object (the hook input)"
+    if body.count(b"{") + body.count(b"[") > MAX_BODY_DEPTH and _deeper(value, MAX_BODY_DEPTH):
+        return f"the body is nested deeper than {MAX_BODY_DEPTH} levels"
+    return value
+
+
+def _deeper(value: dict[str, Any], limit: int) -> bool:
+    """Whether objects and arrays nest more than ``limit`` levels in ``value`` (no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, dict | list):
+                if depth == limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 class Phase(enum.Enum):
@@ -131,10 +173,8 @@ class Codec:
         *,
         max_body_bytes: int,
         max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES,
-        heads: HeadCache | None = None,
     ) -> None:
         self._max_head = max_head_bytes
-        self._heads = heads
         self._conn = h11.Connection(h11.SERVER, max_incomplete_event_size=max_head_bytes)
         self._max_body = max_body_bytes
         self._head: Head | None = None
@@ -145,10 +185,6 @@ class Codec:
         self._keep_alive = False  # ... and it was read in full
         self._close_after = True
         self._empty = True  # nothing fed since the last request: next() needs data
-        self._known: Request | None = None  # a request whose head the cache knew
-        self._rest = b""  # the bytes after it
-        self._served = False  # the request of this cycle came from the cache
-        self._unknown: tuple[Key, int] | None = None  # a head h11 parses: key, bytes after it
 
     @property
     def phase(self) -> Phase:
@@ -162,36 +198,11 @@ class Codec:
 
     def feed(self, data: bytes) -> None:
         """Bytes read from the socket; ``b""`` when the peer closed its side."""
-        if self._empty and data and self._heads is not None and self._from_cache(data):
-            return
         self._empty = False
         self._conn.receive_data(data)
 
-    def _from_cache(self, data: bytes) -> bool:
-        """A whole request whose head the cache knows, at the start of a cycle: taken as is."""
-        assert self._heads is not None
-        found = split_head(data)
-        if found is None:
-            return False
-        key, digits, size = found
-        known = self._heads.get(key)
-        if known is None:
-            self._unknown = (key, len(data) - size)
-            return False
-        length = int(digits)
-        if length > self._max_body or len(data) < size + length:
-            return False  # h11 refuses it, or waits for the rest of the body
-        headers = list(known.headers)
-        headers[known.length_at] = (b"content-length", digits)
-        head = Head(known.method, known.target, tuple(headers))
-        self._known, self._rest = Request(head, data[size : size + length]), data[size + length :]
-        self._wants_keep_alive = known.keep_alive
-        return True
-
     def next(self) -> Event:
         """The next thing the bytes fed so far make up."""
-        if self._known is not None:
-            return self._next_known(self._known)
         if self._empty:
             return NEED_DATA
         try:
@@ -223,14 +234,6 @@ class Codec:
                 case _:  # NEED_DATA, or PAUSED while an answer is due
                     return NEED_DATA
 
-    def _next_known(self, request: Request) -> Event:
-        if self._head is None:
-            self._head = request.head
-            return request.head
-        self._head, self._answer_due, self._keep_alive = None, True, self._wants_keep_alive
-        self._known, self._served = None, True
-        return request
-
     def _on_head(self, event: h11.Request) -> Event:
         headers = tuple(event.headers)
         self._head = Head(bytes(event.method), bytes(event.target), headers)
@@ -240,12 +243,6 @@ class Codec:
             self._wants_keep_alive = b"close" not in tokens
         else:
             self._wants_keep_alive = b"keep-alive" in tokens
-        if self._unknown is not None and self._heads is not None:
-            key, after = self._unknown
-            if len(self._conn.trailing_data[0]) == after:  # h11 took exactly the key's head
-                line = (self._head.method, self._head.target)
-                self._heads.keep(key, line, headers, self._wants_keep_alive)
-        self._unknown = None
         length = self._head.header(b"content-length")
         if length is not None and int(length) > self._max_body:
             return self._too_large()
@@ -286,12 +283,9 @@ class Codec:
         self._head, self._body = None, []
         if self._close_after:
             return False
-        if self._served:  # h11 saw none of it: its connection is still fresh
-            rest, closed, self._served, self._rest = self._rest, False, False, b""
-        else:
-            rest, closed = self._conn.trailing_data
-            self._conn = h11.Connection(h11.SERVER, max_incomplete_event_size=self._max_head)
-        self._empty, self._unknown = True, None
+        rest, closed = self._conn.trailing_data
+        self._conn = h11.Connection(h11.SERVER, max_incomplete_event_size=self._max_head)
+        self._empty = True
         if rest:
             self.feed(bytes(rest))
         if closed:

@@ -3,10 +3,12 @@
 Reading is bounded in time by phase: a connection waiting for its next
 request may stay idle ``idle_timeout_s``; once the first byte of a head is in,
 the whole head must arrive within ``header_timeout_s`` and then the body within
-``body_timeout_s`` (a client trickling bytes is cut off); the connection's own
-cancel scope carries that deadline while it waits, and closes it when it
-passes. Every answer is one write (:mod:`~hookd.serve.http.sockio`). A refused
-request is answered and the connection closed.
+``body_timeout_s`` (a client trickling bytes is cut off). Until a head has
+passed the gate (shown the token), the connection has ``auth_timeout_s`` from
+accept in all. The connection's own cancel scope carries that deadline while
+it waits, and closes it when it passes. Every answer is one write
+(:mod:`~hookd.serve.http.sockio`). A refused request is answered and the
+connection closed.
 """
 
 from __future__ import annotations
@@ -16,17 +18,19 @@ import math
 from typing import Final, Protocol
 
 import msgspec
+import structlog
 import trio
 
 from hookd.serve.http import sockio
-from hookd.serve.http.answer import Hooks
+from hookd.serve.http.answer import HttpAnswers
 from hookd.serve.http.codec import NEED_DATA, Codec, Head, Phase, Refusal, Request
 from hookd.serve.http.config import HttpConfig
-from hookd.serve.http.gate import Gate, Route
-from hookd.serve.http.heads import HeadCache
+from hookd.serve.http.gate import AUTH_FAILURE_DELAY_S, Gate, Route
 from hookd.serve.http.session_record import SessionRecordings
 
 __all__ = ["Connection", "linger"]
+
+log = structlog.get_logger("hookd.http")
 
 READ_SIZE: Final = 64 * 1024
 #: After a refusal, how long the unread rest of a request is drained before closing.
@@ -35,6 +39,7 @@ LINGER_BYTES: Final = 4 * 1024 * 1024
 
 _encoder: Final = msgspec.json.Encoder()
 _UNAUTHORIZED: Final = ((b"www-authenticate", b'Bearer realm="hookd"'),)
+_OVERLOADED: Final = Refusal(503, "too many connections")
 
 
 class Server(Protocol):
@@ -42,11 +47,12 @@ class Server(Protocol):
 
     config: HttpConfig
     gate: Gate
-    heads: HeadCache
-    hooks: Hooks
+    hooks: HttpAnswers
     recorder: SessionRecordings | None
 
     def activity(self, delta: int) -> None: ...
+
+    def admit(self, conn: Connection) -> bool: ...
 
     def status_body(self) -> bytes: ...
 
@@ -58,10 +64,12 @@ class Connection:
         self.server = server
         self.stream = stream
         self.number = number
-        self.codec = Codec(max_body_bytes=server.config.max_body_bytes, heads=server.heads)
+        self.codec = Codec(max_body_bytes=server.config.max_body_bytes)
         self.scope = trio.CancelScope()
         self._fd = stream.socket.fileno()
         self.idle = True  # waiting for a request, no byte of it yet: may be evicted
+        self.authenticated = False  # a head of this connection has passed the gate
+        self._accepted_at = trio.current_time()
         self._head_at = 0.0
         self._body_at = 0.0
 
@@ -83,8 +91,10 @@ class Connection:
         if isinstance(route, Refusal):
             self.server.hooks.stats.refused += 1
             return await self._refuse(route)
+        if not (self.authenticated or self._admit()):
+            return await self._refuse(_OVERLOADED)
         if route.kind == "status":
-            await self._send(self.codec.answer(200, self.server.status_body()))
+            await self._send(self.codec.answer(200, self.server.status_body(), extra=route.extra))
             return self.codec.next_cycle()
         request = await self._read()
         if not isinstance(request, Request):
@@ -93,13 +103,18 @@ class Connection:
             return await self._answer_record(route, request)
         return await self._answer_hook(route, request)
 
+    def _admit(self) -> bool:
+        """The first head past the gate: join the server's budget of authenticated connections."""
+        self.authenticated = self.server.admit(self)
+        return self.authenticated
+
     async def _answer_record(self, route: Route, request: Request) -> bool:
         recorder = self.server.recorder
         if recorder is None:
             status, body = 404, _encoder.encode({"error": "this server does not record"})
         else:
             status, body = recorder.control(route.event or "", request.body)
-        await self._send(self.codec.answer(status, body))
+        await self._send(self.codec.answer(status, body, extra=route.extra))
         return self.codec.next_cycle()
 
     async def _answer_hook(self, route: Route, request: Request) -> bool:
@@ -113,7 +128,7 @@ class Connection:
                 server.recorder.answer(self.number, answer.status, answer.body)
         finally:
             server.activity(-1)
-        await self._send(self.codec.answer(answer.status, answer.body))
+        await self._send(self.codec.answer(answer.status, answer.body, extra=route.extra))
         return self.codec.next_cycle()
 
     async def _refuse_or_close(self, event: object) -> bool:
@@ -122,6 +137,9 @@ class Connection:
         return False  # closed by the peer, or timed out
 
     async def _refuse(self, refusal: Refusal) -> bool:
+        if refusal.status == 401:  # logged without the token; slowed, on this connection only
+            log.warning("http.auth_failed", conn=self.number)
+            await trio.sleep(AUTH_FAILURE_DELAY_S)
         body = _encoder.encode({"error": refusal.message})
         extra = _UNAUTHORIZED if refusal.status == 401 else ()
         await self._send(self.codec.answer(refusal.status, body, close=True, extra=extra))
@@ -148,6 +166,12 @@ class Connection:
             self.codec.feed(data)
 
     def _deadline(self) -> float:
+        deadline = self._phase_deadline()
+        if self.authenticated:
+            return deadline
+        return min(deadline, self._accepted_at + self.server.config.auth_timeout_s)
+
+    def _phase_deadline(self) -> float:
         config = self.server.config
         phase = self.codec.phase
         if phase is Phase.IDLE:

@@ -3,34 +3,50 @@
 In order: no ``Origin`` header (a browser sent it), a loopback ``Host`` (DNS
 rebinding), the bearer token (compared in constant time), then the route and
 the method. The first check that fails decides the answer.
+
+An accepted request that carries ``X-Hookd-Challenge`` (a random nonce) gets
+``X-Hookd-Proof`` on its answer: HMAC-SHA256 under the proof key of
+``--proof-key-file`` of the nonce, this process's pid and its port. The key
+never travels, so a client that checks the proof knows it reached the daemon
+it started, not another program holding the port.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
+import os
 import re
 from dataclasses import dataclass
 from typing import Final
 
 from hookd.serve.http.codec import Head, Refusal
 
-__all__ = ["Gate", "Route", "host_is_loopback"]
+__all__ = ["AUTH_FAILURE_DELAY_S", "Gate", "Route", "host_is_loopback"]
+
+#: How long a request with a missing or wrong token waits for its 401 (on its own
+#: connection, which then closes): guessing costs time, valid callers pay nothing.
+AUTH_FAILURE_DELAY_S: Final = 0.2
 
 _HOOK_PATH: Final = re.compile(rb"/hook/([A-Za-z][A-Za-z0-9_]{0,63})")
 _RECORD_PATHS: Final = {b"/record/start": "start", b"/record/stop": "stop"}
 _HOST_PORT: Final = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[^:\[\]]+))(?::\d{1,5})?")
 _LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost."})
 _HOST_CACHE: Final = 256
+_NONCE: Final = re.compile(rb"[0-9a-f]{16,128}")
+Extra = tuple[tuple[bytes, bytes], ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Route:
     """Where an accepted request goes: ``hook`` (with its URL event), ``status``, or
-    ``record`` (with ``start`` or ``stop`` as its event)."""
+    ``record`` (with ``start`` or ``stop`` as its event); ``extra`` holds headers for its
+    answer (the proof)."""
 
     kind: str
     event: str | None = None
+    extra: Extra = ()
 
 
 STATUS: Final = Route("status")
@@ -62,12 +78,26 @@ def _host_address(host: str) -> str | None:
 class Gate:
     """Checks request heads against one token and the addresses this server answers on."""
 
-    def __init__(self, token: str, *, extra_hosts: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, token: str, *, extra_hosts: tuple[str, ...] = (), proof_key: bytes | None = None
+    ) -> None:
         if not token:
             raise ValueError("the token is empty")
         self._expected = b"Bearer " + token.encode()
         self._extra_hosts = frozenset(h.lower() for h in extra_hosts)
         self._hosts: dict[bytes, bool] = {}  # Host header value -> allowed
+        self._proof_key = proof_key
+        self._port = 0
+
+    def listening(self, port: int) -> None:
+        """The port this server listens on: its proofs name it."""
+        self._port = port
+
+    def proof(self, nonce: bytes) -> bytes:
+        """HMAC-SHA256 of ``nonce``, the pid and the port under the proof key, in hex."""
+        assert self._proof_key is not None
+        message = b"hookd-proof\n%s\n%d\n%d" % (nonce, os.getpid(), self._port)
+        return hmac.new(self._proof_key, message, hashlib.sha256).hexdigest().encode()
 
     def check(self, head: Head) -> Route | Refusal:
         """The route of an acceptable request, or why it is refused."""
@@ -77,7 +107,14 @@ class Gate:
             return Refusal(403, "the Host header must name a loopback address")
         if not self._token_ok(head):
             return Refusal(401, "missing or wrong bearer token")
-        return self._route(head)
+        route = self._route(head)
+        if self._proof_key is None or isinstance(route, Refusal):
+            return route
+        nonce = head.header(b"x-hookd-challenge")
+        if nonce is None or _NONCE.fullmatch(nonce.strip()) is None:
+            return route
+        proof = ((b"x-hookd-proof", self.proof(nonce.strip())),)
+        return Route(route.kind, route.event, proof)
 
     def _host_ok(self, head: Head) -> bool:
         if head.count(b"host") != 1:

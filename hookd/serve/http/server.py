@@ -1,14 +1,17 @@
 """The HTTP server: accepts connections on one listener and serves each in one nursery.
 
-At most ``max_connections`` connections are served at once. When a new one
-arrives at the limit, the longest-idle keep-alive connection (one waiting for
-its next request, with no byte of it yet) is closed to make room; if every
-connection is busy, the newcomer is answered 503 and closed.
+Connections are counted in two budgets. A new connection has not shown the
+token yet: at most ``max_unauthenticated`` such connections are open, and one
+more closes the oldest of them (so a program without the token, holding
+half-sent heads, only ever crowds out its own connections). A connection whose
+first head passes the gate joins the ``max_connections`` budget of
+authenticated ones; when that is full, the longest-idle keep-alive connection
+(one waiting for its next request, with no byte of it yet) is closed to make
+room, and if every one is busy the newcomer is answered 503 and closed.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from functools import partial
@@ -18,12 +21,10 @@ import msgspec
 import structlog
 import trio
 
-from hookd.serve.http.answer import Hooks
-from hookd.serve.http.codec import Codec
+from hookd.serve.http.answer import HttpAnswers
 from hookd.serve.http.config import HttpConfig
-from hookd.serve.http.connection import Connection, linger
+from hookd.serve.http.connection import Connection
 from hookd.serve.http.gate import Gate
-from hookd.serve.http.heads import HeadCache
 from hookd.serve.http.session_record import SessionRecordings
 
 __all__ = ["HttpConfig", "HttpServer"]
@@ -31,15 +32,14 @@ __all__ = ["HttpConfig", "HttpServer"]
 log = structlog.get_logger("hookd.http")
 
 _encoder: Final = msgspec.json.Encoder()
-LOG_FLUSH_S: Final = 0.05
 
 
 class HttpServer:
-    """Serves :class:`Hooks` over HTTP/1.1 with keep-alive, behind a :class:`Gate`."""
+    """Serves :class:`HttpAnswers` over HTTP/1.1 with keep-alive, behind a :class:`Gate`."""
 
     def __init__(
         self,
-        hooks: Hooks,
+        hooks: HttpAnswers,
         gate: Gate,
         config: HttpConfig,
         *,
@@ -49,10 +49,10 @@ class HttpServer:
         self.gate = gate
         self.config = config
         self.recorder = recorder
-        self.heads = HeadCache()  # request heads already parsed, shared by the connections
         self.started = time.time()
         self.port = 0
-        self.connections: dict[int, Connection] = {}
+        self.connections: dict[int, Connection] = {}  # every open one, oldest first
+        self._waiting: dict[int, Connection] = {}  # those not past the gate yet, oldest first
         self._opened = 0
         self._in_flight = 0
         self._last_activity = 0.0
@@ -70,46 +70,55 @@ class HttpServer:
             self.port = listeners[0].socket.getsockname()[1]
             self._last_activity = trio.current_time()
             log.info("http.listening", host=config.host, port=self.port, pid=os.getpid())
-            nursery.start_soon(self._flush_log)
             if config.idle_exit_s is not None:
                 nursery.start_soon(self._idle_exit, nursery.cancel_scope, config.idle_exit_s)
             task_status.started(self.port)
 
     async def _handle(self, stream: trio.SocketStream) -> None:
         self._opened += 1
-        if len(self.connections) >= self.config.max_connections and not self._evict():
-            await self._overloaded(stream)
-            return
+        if len(self._waiting) >= self.config.max_unauthenticated:
+            self._drop_oldest_waiting()
         conn = Connection(self, stream, self._opened)
-        self.connections[conn.number] = conn
+        self.connections[conn.number] = self._waiting[conn.number] = conn
         try:
             await conn.run()
         finally:
             self.connections.pop(conn.number, None)
+            self._waiting.pop(conn.number, None)
 
-    def _evict(self) -> bool:
-        """Close the longest-idle connection; False when none is idle.
+    def admit(self, conn: Connection) -> bool:
+        """``conn`` showed the token: it joins the authenticated budget; False when that is
+        full of busy connections (or ``conn`` was closed meanwhile)."""
+        if conn.number not in self._waiting:
+            return False
+        admitted = len(self.connections) - len(self._waiting)
+        if admitted >= self.config.max_connections and not self._evict_idle():
+            log.warning("http.overloaded", connections=admitted)
+            return False
+        del self._waiting[conn.number]
+        return True
 
-        It leaves the count at once: its task may need a few scheduler passes more to close
-        its socket, and the newcomer is served meanwhile.
-        """
+    def _drop_oldest_waiting(self) -> None:
+        """Close the oldest connection that has not shown the token, to make room for a new one."""
+        number, conn = next(iter(self._waiting.items()))
+        self._close(number, conn)
+        log.debug("http.evicted", connection=number, authenticated=False)  # no flood under attack
+
+    def _evict_idle(self) -> bool:
+        """Close the longest-idle authenticated connection; False when none is idle."""
         for number, conn in self.connections.items():
-            if conn.idle and not conn.scope.cancel_called:
-                conn.scope.cancel()
-                del self.connections[number]  # the loop ends here
-                log.info("http.evicted", connection=conn.number)
+            if conn.idle and number not in self._waiting and not conn.scope.cancel_called:
+                self._close(number, conn)
+                log.info("http.evicted", connection=number, authenticated=True)
                 return True
         return False
 
-    async def _overloaded(self, stream: trio.SocketStream) -> None:
-        log.warning("http.overloaded", connections=len(self.connections))
-        body = _encoder.encode({"error": "too many connections"})
-        data = Codec(max_body_bytes=0).answer(503, body, close=True)
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            await stream.send_all(data)
-            await linger(stream)
-        with trio.CancelScope(shield=True), contextlib.suppress(Exception):
-            await stream.aclose()
+    def _close(self, number: int, conn: Connection) -> None:
+        """Cancel ``conn`` and take it out of the counts at once: its task may need a few
+        scheduler passes more to close its socket, and the newcomer is served meanwhile."""
+        conn.scope.cancel()
+        self.connections.pop(number, None)
+        self._waiting.pop(number, None)
 
     # -- activity and idle exit --------------------------------------------
 
@@ -128,13 +137,6 @@ class HttpServer:
                 return
             if self._in_flight:
                 self._last_activity = trio.current_time()
-
-    async def _flush_log(self) -> None:
-        from hookd.serve import log as hookd_log
-
-        while True:
-            await trio.sleep(LOG_FLUSH_S)
-            hookd_log.flush()
 
     # -- status -------------------------------------------------------------
 
@@ -155,6 +157,7 @@ class HttpServer:
             "requests": self.hooks.stats.requests,
             "refused": self.hooks.stats.refused,
             "hooks": self.hooks.stats.rows(holder.current),
+            "agents": self.hooks.stats.agent_rows(),
         }
 
     def status_body(self) -> bytes:

@@ -7,7 +7,6 @@ serves until SIGTERM/SIGINT or ``--idle-exit``; then removes its ready file.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import ipaddress
 import json
@@ -22,13 +21,15 @@ from typing import Final
 import structlog
 import trio
 
+from hookd import logs as hookd_log
 from hookd.errors import HookdError
-from hookd.serve import log as hookd_log
-from hookd.serve.http.answer import Hooks
+from hookd.serve.config import HttpServeOptions
+from hookd.serve.http.answer import HttpAnswers
 from hookd.serve.http.config import HttpConfig
+from hookd.serve.http.exchange_log import recorder_from_env
 from hookd.serve.http.gate import Gate
 from hookd.serve.http.holder import RegistryHolder
-from hookd.serve.http.record import recorder_from_env
+from hookd.serve.http.logfile import keep_log_small
 from hookd.serve.http.server import HttpServer
 from hookd.serve.http.session_record import SessionRecordings
 
@@ -37,8 +38,11 @@ __all__ = ["TOKEN_ENV", "parse_address", "read_token", "run_http", "write_ready_
 log = structlog.get_logger("hookd.http")
 
 TOKEN_ENV: Final = "HOOKD_TOKEN"
+#: The shortest token accepted from ``$HOOKD_TOKEN`` (a user types that one; hookd's own
+#: token files hold 64 random hex digits).
+MIN_TOKEN_CHARS: Final = 16
 #: ``serve`` options a replay supplies itself: left out of a recording's ``serve_args``.
-_OWN_OPTIONS: Final = ("--http", "--token-file", "--ready-file", "--idle-exit")
+_OWN_OPTIONS: Final = ("--http", "--token-file", "--ready-file", "--idle-exit", "--proof-key-file")
 
 
 class UsageError(HookdError):
@@ -83,7 +87,38 @@ def read_token(token_file: str | None) -> str:
     token = os.environ.get(TOKEN_ENV, "").strip()
     if not token:
         raise UsageError(f"--http needs a token: give --token-file FILE or set {TOKEN_ENV}")
+    return _long_enough(token, f"${TOKEN_ENV}")
+
+
+def _long_enough(token: str, where: str) -> str:
+    if len(token) < MIN_TOKEN_CHARS:
+        raise UsageError(
+            f"{where}: the token has {len(token)} characters, at least {MIN_TOKEN_CHARS} "
+            "are needed (a random string, e.g. `openssl rand -hex 32`)"
+        )
     return token
+
+
+def read_proof_key(path: str | None) -> bytes | None:
+    """The proof key of ``--proof-key-file`` (its text, stripped), or None without one."""
+    if path is None:
+        return None
+    try:
+        key = Path(path).read_bytes().strip()
+    except OSError as exc:
+        raise UsageError(f"--proof-key-file: cannot read {path}: {exc.strerror}") from None
+    if len(key) < MIN_TOKEN_CHARS:
+        raise UsageError(f"--proof-key-file: {path} holds fewer than {MIN_TOKEN_CHARS} bytes")
+    return key
+
+
+def _warn_if_exposed(address: Address) -> None:
+    if not ipaddress.ip_address(address.host).is_loopback:
+        print(
+            f"hookd serve: warning: listening on {address.host}, not a loopback address: "
+            "other machines can reach this port (only the token keeps them out)",
+            file=sys.stderr,
+        )
 
 
 def write_ready_file(path: str, fields: dict[str, object]) -> None:
@@ -126,56 +161,63 @@ def _serve_args(hooks: str | None) -> list[str]:
 Background = Callable[[RegistryHolder], Awaitable[None]]
 
 
-def run_http(args: argparse.Namespace, background: Sequence[Background] = ()) -> int:
+def run_http(options: HttpServeOptions, background: Sequence[Background] = ()) -> int:
     """Run ``hookd serve --http``; the exit status. ``background`` tasks run beside it."""
     from hookd.serve.service import load_registry
 
+    hooks_spec = options.load.hooks
     try:
-        address = parse_address(args.http)
-        token = read_token(args.token_file)
+        address = parse_address(options.address)
+        token = read_token(options.token_file)
+        proof_key = read_proof_key(options.proof_key_file)
     except UsageError as exc:
         print(f"hookd serve: error: {exc}", file=sys.stderr)
         return 2
     try:
-        registry = load_registry(args)
+        registry = load_registry(options.load)
     except (HookdError, ValueError) as exc:
         print(f"hookd serve: error: {exc}", file=sys.stderr)
         return 1
-    hookd_log.configure(args.log_level, args.log_format)
-    module = str(Path(args.hooks).resolve()) if args.hooks and args.hooks.endswith(".py") else None
+    hookd_log.configure(options.log_level, options.log_format)
+    _warn_if_exposed(address)
+    is_file = hooks_spec is not None and hooks_spec.endswith(".py")
+    module = str(Path(hooks_spec).resolve()) if hooks_spec and is_file else hooks_spec
     config = HttpConfig(
         host=address.host,
         port=address.port,
-        max_body_bytes=args.max_body_bytes,
-        max_connections=args.max_connections,
-        header_timeout_s=args.header_timeout,
-        idle_exit_s=args.idle_exit,
+        max_body_bytes=options.max_body_bytes,
+        max_connections=options.max_connections,
+        max_unauthenticated=options.max_unauthenticated,
+        header_timeout_s=options.header_timeout_s,
+        auth_timeout_s=options.auth_timeout_s,
+        idle_exit_s=options.idle_exit_s,
     )
-    gate = Gate(token, extra_hosts=(address.host,) if address.explicit else ())
-    hooks = Hooks(RegistryHolder(registry, module or args.hooks), validate=args.validate)
-    serve_args = _serve_args(args.hooks)
-    recorder = SessionRecordings(
-        recorder_from_env(args.hooks, serve_args), module or args.hooks, serve_args
-    )
+    extra_hosts = (address.host,) if address.explicit else ()
+    gate = Gate(token, extra_hosts=extra_hosts, proof_key=proof_key)
+    hooks = HttpAnswers(RegistryHolder(registry, module), validate=options.validate)
+    serve_args = _serve_args(hooks_spec)
+    recorder = SessionRecordings(recorder_from_env(hooks_spec, serve_args), module, serve_args)
     server = HttpServer(hooks, gate, config, recorder=recorder)
     try:
-        error = _run_trio(server, args.ready_file, background)
+        error = _run_trio(server, options.ready_file, background, options.log_max_bytes)
     finally:
         recorder.close()
-        hookd_log.flush()
     if error is not None:
         reason = error.strerror or str(error)
-        print(f"hookd serve: error: cannot listen on {args.http}: {reason}", file=sys.stderr)
+        print(f"hookd serve: error: cannot listen on {options.address}: {reason}", file=sys.stderr)
         return 1
     return 0
 
 
 def _run_trio(
-    server: HttpServer, ready_file: str | None, background: Sequence[Background] = ()
+    server: HttpServer,
+    ready_file: str | None,
+    background: Sequence[Background] = (),
+    log_max_bytes: int | None = None,
 ) -> OSError | None:
     """Serve; the error if the listener could not be opened (a port in use)."""
     try:
-        trio.run(_main, server, ready_file, background)
+        trio.run(_main, server, ready_file, background, log_max_bytes)
     except OSError as exc:
         return exc
     except BaseExceptionGroup as group:
@@ -192,19 +234,25 @@ def _first(group: BaseExceptionGroup[OSError]) -> OSError:
 
 
 async def _main(
-    server: HttpServer, ready_file: str | None, background: Sequence[Background] = ()
+    server: HttpServer,
+    ready_file: str | None,
+    background: Sequence[Background] = (),
+    log_max_bytes: int | None = None,
 ) -> None:
     """Serve until a signal or the idle exit; the ready file exists while serving."""
+    hookd_log.attach()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_signals, nursery.cancel_scope)
         for task in background:
             nursery.start_soon(task, server.hooks.holder)
+        if log_max_bytes is not None:
+            nursery.start_soon(keep_log_small, log_max_bytes)
         port = await nursery.start(_serve_then_stop, server, nursery.cancel_scope)
+        server.gate.listening(port)
         if ready_file is not None:
             write_ready_file(ready_file, _ready_fields(server, port))
             nursery.start_soon(_remove_at_exit, ready_file)
         log.info("http.ready", host=server.config.host, port=port, ready_file=ready_file)
-        hookd_log.flush()
 
 
 async def _serve_then_stop(

@@ -1,7 +1,7 @@
 """Recording one session's hook exchanges on request: what ``hookd record`` asks a daemon for.
 
 ``POST /record/start`` with ``{"id": ID, "out": FILE}`` opens a transcript (an ``http`` one, as
-:mod:`hookd.serve.http.record` writes) for the recording ``ID``; no request is recorded yet. A
+:mod:`hookd.serve.http.exchange_log` writes) for the recording ``ID``; no request is recorded yet. A
 hook request carrying the header ``X-Hookd-Record: ID`` (the ``hookd call`` shims of the
 wrapped session send it) binds its ``session_id`` to the recording, and from then on every
 request of that session is recorded, until its SessionEnd, and nothing of any other session.
@@ -17,7 +17,7 @@ from typing import Final
 import msgspec
 
 from hookd.serve.http.codec import Request
-from hookd.serve.http.record import HttpRecorder
+from hookd.serve.http.exchange_log import HttpRecorder
 from hookd.transcript.format import recording_header
 
 __all__ = ["SessionRecordings"]

@@ -7,7 +7,17 @@ import sys
 
 import pytest
 
-from hookd.serve.http.codec import CLOSED, NEED_DATA, Codec, Head, Phase, Refusal, Request
+from hookd.serve.http.codec import (
+    CLOSED,
+    MAX_BODY_DEPTH,
+    NEED_DATA,
+    Codec,
+    Head,
+    Phase,
+    Refusal,
+    Request,
+    decode_body,
+)
 from hookd.serve.http.gate import Gate, Route, host_is_loopback
 
 pytestmark = pytest.mark.req("R-512")
@@ -172,3 +182,48 @@ def test_the_gate_checks_origin_host_token_then_route() -> None:
 )
 def test_loopback_hosts(host: str, ok: bool) -> None:
     assert host_is_loopback(host) is ok
+
+
+def nested(depth: int, inner: bytes = b"1") -> bytes:
+    """``depth`` levels of objects and arrays in turn (the outermost, an object, is level 1)."""
+    opens = [b'{"a":', b"["] * depth
+    closes = [b"}", b"]"] * depth
+    return b"".join(opens[:depth]) + inner + b"".join(reversed(closes[:depth]))
+
+
+@pytest.mark.req("R-514")
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b'{"a": "\xff"}', "the body is not valid UTF-8"),
+        (b'{"\xc3\x28": 1}', "the body is not valid UTF-8"),
+        (b"\xff", "the body is not JSON: JSON is malformed: invalid character (byte 0)"),
+        (b"", "the body is not JSON: Input data was truncated"),
+        (b"[1]", "the body must be a JSON object (the hook input)"),
+        (nested(MAX_BODY_DEPTH + 1), f"the body is nested deeper than {MAX_BODY_DEPTH} levels"),
+        (nested(1000), f"the body is nested deeper than {MAX_BODY_DEPTH} levels"),
+        (nested(100_000), f"the body is nested deeper than {MAX_BODY_DEPTH} levels"),
+        (
+            b'{"a":' * 5000 + b"1" + b"}" * 5000,
+            f"the body is nested deeper than {MAX_BODY_DEPTH} levels",
+        ),
+    ],
+)
+def test_a_body_that_is_not_a_json_object_is_one_line_not_an_exception(
+    body: bytes, message: str
+) -> None:
+    assert decode_body(body) == message
+
+
+@pytest.mark.req("R-514")
+def test_bodies_up_to_the_depth_limit_decode() -> None:
+    assert decode_body(b'{"a": "caf\xc3\xa9", "b": [1, {"c": null}]}') == {
+        "a": "café",
+        "b": [1, {"c": None}],
+    }
+    deepest = decode_body(nested(MAX_BODY_DEPTH))
+    assert isinstance(deepest, dict)
+    many = b'{"a": [' + b",".join([b"[{}]"] * 10_000) + b"]}"  # wide, not deep
+    assert decode_body(many) == {"a": [[{}]] * 10_000}
+    brackets = b'{"a": "' + b"[{" * 1000 + b'"}'  # brackets inside a string nest nothing
+    assert decode_body(brackets) == {"a": "[{" * 1000}

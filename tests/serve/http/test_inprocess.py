@@ -11,7 +11,7 @@ import trio
 
 from hookd.core.loader import load_hooks
 from hookd.core.registry import Registry
-from hookd.serve.http.answer import Hooks
+from hookd.serve.http.answer import HttpAnswers
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.gate import Gate
 from hookd.serve.http.holder import RegistryHolder
@@ -28,7 +28,7 @@ def registry() -> Registry:
 
 @asynccontextmanager
 async def running(holder: RegistryHolder, **config: float) -> AsyncIterator[HttpServer]:
-    server = HttpServer(Hooks(holder), Gate(TOKEN), HttpConfig(**config))  # type: ignore[arg-type]
+    server = HttpServer(HttpAnswers(holder), Gate(TOKEN), HttpConfig(**config))  # type: ignore[arg-type]
     async with trio.open_nursery() as nursery:
         await nursery.start(server.serve)
         yield server
@@ -51,7 +51,7 @@ async def test_no_registry_is_503_and_a_swap_takes_effect_on_the_next_request() 
         holder.swap(second)
         assert second.state is first.state  # per-session state survives a reload
         again = await client.post("PreToolUse", pre("count", session="kept"))
-        assert again.json()["hookSpecificOutput"]["permissionDecisionReason"] == "hook_1: call 2"
+        assert again.json()["hookSpecificOutput"]["permissionDecisionReason"] == "call 2"
         holder.failed("SyntaxError: broken")
         status = (await client.request("GET", "/status")).json()
         assert status["reload_error"] == "SyntaxError: broken"
@@ -85,7 +85,7 @@ async def test_accepted_sockets_have_tcp_nodelay() -> None:
 @pytest.mark.req("R-510")
 async def test_idle_exit_ends_serve_after_a_quiet_spell(autojump_clock: trio.abc.Clock) -> None:
     server = HttpServer(
-        Hooks(RegistryHolder(registry())), Gate(TOKEN), HttpConfig(idle_exit_s=300.0)
+        HttpAnswers(RegistryHolder(registry())), Gate(TOKEN), HttpConfig(idle_exit_s=300.0)
     )
     async with trio.open_nursery() as nursery:
         await nursery.start(server.serve)

@@ -10,7 +10,7 @@ import pytest
 import trio
 
 from tests.serve.http.client import TOKEN, serve_http
-from tests.serve.http.test_transport import pre
+from tests.serve.http.test_transport import decision, pre
 
 BODY = json.dumps(pre("ls")).encode()
 
@@ -164,6 +164,78 @@ async def test_busy_connections_at_the_cap_make_a_new_one_get_503(tmp_path: Path
                 nursery.start_soon(wait, "b")
                 await served.wait_line("waiting b")
                 third = await served.client()
-                reply = await third.post("PreToolUse", pre("ls"))  # refused at accept
+                reply = await third.post("PreToolUse", pre("ls"))  # refused once past the gate
                 assert (reply.status, reply.headers["connection"]) == (503, "close")
                 served.proc.terminate()  # ends the two waiting requests
+
+
+HALF_HEAD = b"POST /hook/PreToolUse HTTP/1.1\r\nHost: 127.0.0.1\r\n"  # and then nothing more
+
+
+@pytest.mark.req("R-527")
+async def test_600_half_sent_heads_without_the_token_leave_token_holders_served(
+    tmp_path: Path,
+) -> None:
+    async with serve_http(tmp_path) as served:
+        kept = [await served.client() for _ in range(3)]  # the CLI's keep-alive connections
+        for client in kept:
+            assert (await client.post("PreToolUse", pre("ls"))).status == 200
+        hostile: list[trio.SocketStream] = []
+        with trio.fail_after(60):
+            for _ in range(600):  # a local program without the token
+                hostile.append(await trio.open_tcp_stream("127.0.0.1", served.port))
+                await hostile[-1].send_all(HALF_HEAD)
+        with trio.fail_after(3):
+            fresh = await served.client()
+            reply = await fresh.post("PreToolUse", pre("rm x"))
+            assert (reply.status, decision(reply)) == (200, "deny")
+            for client in kept:  # the same connections, not closed to make room
+                reply = await client.post("PreToolUse", pre("rm y"))
+                assert (reply.status, decision(reply)) == (200, "deny")
+            status = (await fresh.request("GET", "/status")).json()
+        assert status["connections"] <= 128 + 4  # the oldest unauthenticated ones were closed
+        for stream in hostile:
+            await stream.aclose()
+
+
+@pytest.mark.req("R-527")
+async def test_past_the_unauthenticated_budget_the_oldest_such_connection_is_closed(
+    tmp_path: Path,
+) -> None:
+    async with serve_http(tmp_path, "--max-unauthenticated", "2") as served:
+        kept = await served.client()
+        assert (await kept.post("PreToolUse", pre("ls"))).status == 200  # has shown the token
+        oldest, second = [await trio.open_tcp_stream("127.0.0.1", served.port) for _ in "ab"]
+        for stream in (oldest, second):
+            await stream.send_all(HALF_HEAD)
+        with trio.fail_after(10):  # hookd takes connections in in the order they came
+            newest = await trio.open_tcp_stream("127.0.0.1", served.port)
+            await newest.send_all(HALF_HEAD)
+            assert await oldest.receive_some(4096) == b""  # closed to make room
+            rest = f"Authorization: Bearer {TOKEN}\r\nContent-Length: {len(BODY)}\r\n\r\n"
+            for stream in (second, newest):  # still open: they finish their heads and are answered
+                await stream.send_all(rest.encode() + BODY)
+                answer = b""
+                while b'"allow"' not in answer:
+                    answer += await stream.receive_some(4096)
+                assert answer.startswith(b"HTTP/1.1 200 ")
+            reply = await kept.post("PreToolUse", pre("rm x"))  # never counted with them
+            assert (reply.status, decision(reply)) == (200, "deny")
+
+
+@pytest.mark.req("R-528")
+async def test_a_connection_without_the_token_has_the_auth_timeout_for_its_first_head(
+    tmp_path: Path,
+) -> None:
+    async with serve_http(tmp_path, "--auth-timeout", "0.5", "--header-timeout", "600") as served:
+        client = await served.client()
+        assert (await client.post("PreToolUse", pre("ls"))).status == 200
+        silent = await trio.open_tcp_stream("127.0.0.1", served.port)
+        half = await trio.open_tcp_stream("127.0.0.1", served.port)
+        await half.send_all(HALF_HEAD)
+        with trio.fail_after(30):  # far under the header and idle timeouts
+            assert await half.receive_some(4096) == b""  # closed unanswered
+            assert await silent.receive_some(4096) == b""
+        # the keep-alive connection that showed the token has been idle as long: still open
+        reply = await client.post("PreToolUse", pre("rm x"))
+        assert (reply.status, decision(reply)) == (200, "deny")

@@ -52,7 +52,7 @@ async def test_allow_deny_rewrite_and_context_through_post(tmp_path: Path) -> No
         assert denied.json()["hookSpecificOutput"] == {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
-            "permissionDecisionReason": "hook_1: no rm",
+            "permissionDecisionReason": "no rm",
         }
         rewritten = await client.post("PreToolUse", pre("rewrite hello"))
         assert rewritten.json()["hookSpecificOutput"]["updatedInput"] == {"command": "echo hello"}
@@ -60,7 +60,7 @@ async def test_allow_deny_rewrite_and_context_through_post(tmp_path: Path) -> No
         assert context.json()["hookSpecificOutput"]["additionalContext"] == "remember the tests"
         prompt = {**pre("x"), "hook_event_name": "UserPromptSubmit", "prompt": "forbidden word"}
         blocked = await client.post("UserPromptSubmit", prompt)
-        assert blocked.json() == {"decision": "block", "reason": "hook_4: that prompt is forbidden"}
+        assert blocked.json() == {"decision": "block", "reason": "that prompt is forbidden"}
         await client.aclose()
 
 
@@ -87,17 +87,18 @@ async def test_failure_mapping_block_continue_and_timeout(tmp_path: Path) -> Non
         specific = raised.json()["hookSpecificOutput"]
         assert specific["permissionDecision"] == "deny"
         assert (
-            "hook hook_1 (guard) failed: guard broke on now" in specific["permissionDecisionReason"]
+            "hookd: hook guard raised an exception: guard broke on now"
+            in specific["permissionDecisionReason"]
         )
         with trio.fail_after(20):
             hung = await client.post("PreToolUse", pre("hang"))
         assert hung.status == 200
         reason = hung.json()["hookSpecificOutput"]["permissionDecisionReason"]
-        assert "hook hook_1 (guard) timed out" in reason
+        assert "hookd: hook guard timed out" in reason
         continued = await client.post("PostToolUse", post("raise later"))
         assert continued.status == 200
         assert continued.json() == {
-            "systemMessage": "hookd: hook hook_3 (after) failed: post hook broke"
+            "systemMessage": "hookd: hook after raised an exception: post hook broke"
         }
         fine = await client.post("PostToolUse", post("ls"))
         assert fine.json()["hookSpecificOutput"]["additionalContext"] == "after ran"
@@ -132,6 +133,39 @@ def _body(obj: Any) -> bytes:
     return json.dumps(obj).encode()
 
 
+def _deep(depth: int) -> bytes:
+    """A PreToolUse input whose ``tool_input`` makes it ``depth`` levels deep (itself is 1)."""
+    inner = b'{"command": "ls", "x": ' + b"[" * (depth - 2) + b"1" + b"]" * (depth - 2) + b"}"
+    return _body(pre("ls")).replace(b'{"command": "ls"}', inner)
+
+
+@pytest.mark.req("R-514")
+async def test_bodies_not_utf8_or_nested_too_deep_are_400_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    cases = {
+        _body(pre("ls")).replace(b'"ls"', b'"l\xffs"'): "the body is not valid UTF-8",
+        _body(pre("ls")).replace(b'"command"', b'"com\xe2\x28mand"'): "the body is not valid UTF-8",
+        b"[" * 1000 + b"]" * 1000: "the body is nested deeper than 200 levels",
+        b'{"a":' * 1000 + b"1" + b"}" * 1000: "the body is nested deeper than 200 levels",
+        _deep(201): "the body is nested deeper than 200 levels",
+    }
+    async with serve_http(tmp_path) as served:
+        for body, message in cases.items():
+            client = await served.client()
+            reply = await client.request("POST", "/hook/PreToolUse", body)
+            assert (reply.status, reply.json()) == (400, {"error": message}), body[:40]
+            await client.aclose()
+        client = await served.client()
+        deepest = await client.request("POST", "/hook/PreToolUse", _deep(200))
+        assert (deepest.status, decision(deepest)) == (200, "allow")
+        status = (await client.request("GET", "/status")).json()
+        assert status["requests"] == len(cases) + 1
+    log = "\n".join(served.stderr)
+    assert "Traceback" not in log and "internal" not in log
+    assert log.count('"outcome":"invalid"') == len(cases)
+
+
 @pytest.mark.req("R-506")
 async def test_keep_alive_reuses_one_connection(tmp_path: Path) -> None:
     async with serve_http(tmp_path) as served:
@@ -140,7 +174,7 @@ async def test_keep_alive_reuses_one_connection(tmp_path: Path) -> None:
             reply = await client.post("PreToolUse", pre(f"count {i}", session="keep"))
             assert reply.headers.get("connection") != "close"
             assert reply.json()["hookSpecificOutput"]["permissionDecisionReason"] == (
-                f"hook_1: call {i + 1}"
+                f"call {i + 1}"
             )
         status = await client.request("GET", "/status")
         assert status.json()["connections"] == 1

@@ -3,7 +3,7 @@
 Generated from the msgspec types of :mod:`hookd.events`
 (``msgspec.json.schema_components``, then tidied), so they cannot drift from
 what :mod:`hookd.events.validation` enforces. Names are ``events/<Event>.input``
-and ``events/<Event>.output``; :mod:`hookd.core.schemas` adds the envelopes and
+and ``events/<Event>.output``; :mod:`hookd.published` adds the envelopes and
 writes them all.
 """
 

@@ -1,6 +1,6 @@
 """JSON Schemas of the protocol's envelopes, written by hand (stdlib only).
 
-Bodies without ``$schema``/``$id``: :mod:`hookd.core.schemas` names them and adds both.
+Bodies without ``$schema``/``$id``: :mod:`hookd.published` names them and adds both.
 """
 
 from __future__ import annotations

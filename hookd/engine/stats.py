@@ -48,15 +48,23 @@ class Stats:
 
     def __init__(self) -> None:
         self.hooks: dict[str, HookStats] = {}
+        self.agents: dict[str, HookStats] = {}
+        self.stuck: dict[str, int] = {}  # the executor's live count of stuck threads per hook
         self.requests = 0
         self.refused = 0
 
-    def hook(self, callback_id: str, outcome: str, elapsed_ms: float) -> None:
-        """Count one run of ``callback_id`` that ended with ``outcome``."""
+    def hook(
+        self, callback_id: str, outcome: str, elapsed_ms: float, agent: str = "claude"
+    ) -> None:
+        """Count one run of ``callback_id`` for ``agent`` that ended with ``outcome``."""
         stats = self.hooks.get(callback_id)
         if stats is None:
             stats = self.hooks[callback_id] = HookStats()
         stats.add(outcome, elapsed_ms)
+        by_agent = self.agents.get(agent)
+        if by_agent is None:
+            by_agent = self.agents[agent] = HookStats()
+        by_agent.add(outcome, elapsed_ms)
 
     def rows(self, registry: Registry | None) -> list[dict[str, Any]]:
         """One row per registered hook (in id order), counters at zero when never called."""
@@ -75,8 +83,23 @@ class Stats:
                     "calls": stats.calls,
                     "errors": stats.errors,
                     "timeouts": stats.timeouts,
+                    "stuck": self.stuck.get(reg.callback_id, 0),
                     "p50_ms": percentile(ordered, 0.5),
                     "p99_ms": percentile(ordered, 0.99),
                 }
             )
+        return rows
+
+    def agent_rows(self) -> dict[str, dict[str, Any]]:
+        """Calls, errors, timeouts and latency percentiles by the agent that sent them."""
+        rows = {}
+        for agent, stats in sorted(self.agents.items()):
+            ordered = sorted(stats.elapsed_ms)
+            rows[agent] = {
+                "calls": stats.calls,
+                "errors": stats.errors,
+                "timeouts": stats.timeouts,
+                "p50_ms": percentile(ordered, 0.5),
+                "p99_ms": percentile(ordered, 0.99),
+            }
         return rows

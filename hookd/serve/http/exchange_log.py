@@ -22,6 +22,7 @@ import msgspec
 import structlog
 
 from hookd.serve.http.codec import Request
+from hookd.transcript import record_target
 from hookd.transcript.format import (
     FROM_HOOKD,
     RECORD_ENV,
@@ -87,7 +88,7 @@ def recorder_from_env(hooks: str | None, serve_args: list[str]) -> HttpRecorder 
     A file that cannot be written is logged as a warning and the server runs
     unrecorded: a broken recording must not stop the hooks.
     """
-    target = os.environ.get(RECORD_ENV)
+    target = record_target()
     if not target:
         return None
     path = Path(target.replace("{pid}", str(os.getpid())))

@@ -26,9 +26,10 @@ from hookd.command.hook import add_command
 from hookd.core.matcher import MatcherError, compile_matcher
 from hookd.core.registration import CustomEvent
 from hookd.core.registry import Registry, RetryPolicy
-from hookd.errors import HookdError, json_type, msgspec_problem
+from hookd.errors import HookdError
 from hookd.events import EVENTS
 from hookd.events.names import unknown_event
+from hookd.json_words import json_type, msgspec_problem
 
 __all__ = ["COMMAND_TIMEOUT_S", "SettingsError", "load_settings", "project_dir"]
 

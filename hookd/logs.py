@@ -3,9 +3,12 @@
 The message is the ``msg`` key; pass ``_event=`` to log a hook event name as
 ``event``.
 
-Log lines are collected in memory and written by :func:`flush`, which the
-server calls after every batch of answers and on a short timer, so one log line
-per request does not cost one system call per request.
+No timer and no flush call: while a trio loop runs with :func:`attach`, the
+lines its own thread logs gather in memory and are written with one
+``os.write`` when the loop is about to wait for I/O (a trio instrument's
+``before_io_wait``) and when it ends, so a burst of requests costs one write,
+not one per line, and an idle server never wakes for its log. A line logged
+from any other thread, or with no loop attached, is written at once.
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ from typing import Any, BinaryIO, Final, Literal
 
 import msgspec
 import structlog
+import trio
 
-__all__ = ["LogBuffer", "LogFormat", "configure", "flush"]
+__all__ = ["LogFormat", "LogSink", "attach", "configure"]
 
 LogFormat = Literal["auto", "json", "console"]
 
-#: Buffered log bytes past which a write flushes at once.
+#: Gathered log bytes past which a line is written at once, without waiting for the loop.
 FLUSH_BYTES: Final = 256 * 1024
 
 _LEVELS = {
@@ -36,40 +40,44 @@ _LEVELS = {
 }
 
 
-class LogBuffer:
-    """A write-only byte sink for structlog that defers the system call."""
+class LogSink:
+    """A write-only byte sink for structlog: gathers the event loop's lines, writes the rest."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
-        self._data = bytearray()
-        self._lock = threading.Lock()
+        self._data = bytearray()  # touched by the loop's thread only
+        self.loop_thread: int | None = None  # the attached loop's thread, while it runs
 
     def write(self, data: bytes) -> int:
-        with self._lock:
-            self._data += data
-            big = len(self._data) > FLUSH_BYTES
-        if big:
-            self.flush_now()
+        if threading.get_ident() != self.loop_thread:
+            self._write_all(data)
+            return len(data)
+        self._data += data
+        if len(self._data) > FLUSH_BYTES:
+            self.drain()
         return len(data)
 
     def write_line(self, line: msgspec.Struct) -> None:
-        """Encode ``line`` as one JSON line straight into the buffer."""
-        with self._lock:
-            _line_encoder.encode_into(line, self._data, -1)
-            self._data += b"\n"
-            big = len(self._data) > FLUSH_BYTES
-        if big:
-            self.flush_now()
+        """Encode ``line`` as one JSON line straight into the gathered bytes."""
+        if threading.get_ident() != self.loop_thread:
+            self._write_all(_line_encoder.encode(line) + b"\n")
+            return
+        _line_encoder.encode_into(line, self._data, -1)
+        self._data += b"\n"
+        if len(self._data) > FLUSH_BYTES:
+            self.drain()
 
     def flush(self) -> None:
-        """Called by structlog after each line: deferred (see flush_now)."""
+        """Called by structlog after each line: nothing to do (see :meth:`drain`)."""
 
-    def flush_now(self) -> None:
-        """Write every buffered line now (waiting while stderr is full)."""
-        with self._lock:
-            if not self._data:
-                return
+    def drain(self) -> None:
+        """Write the gathered lines (the loop's thread only)."""
+        if self._data:
             data, self._data = self._data, bytearray()
+            self._write_all(data)
+
+    def _write_all(self, data: bytes | bytearray) -> None:
+        """Write ``data`` in full, waiting while stderr is full."""
         view = memoryview(data)
         while view:
             try:
@@ -82,7 +90,28 @@ class LogBuffer:
             view = view[written:]
 
 
-_sink: LogBuffer | None = None
+class _Drain(trio.abc.Instrument):
+    """Writes a sink's gathered lines before the loop waits, and when the loop ends."""
+
+    def __init__(self, sink: LogSink) -> None:
+        self.sink = sink
+
+    def before_io_wait(self, timeout: float) -> None:
+        self.sink.drain()
+
+    def after_run(self) -> None:
+        self.sink.drain()
+        self.sink.loop_thread = None
+
+
+def attach() -> None:
+    """Gather the running trio loop's log lines into one write per loop turn (call in the loop)."""
+    if _sink is not None and _sink.loop_thread is None:
+        _sink.loop_thread = threading.get_ident()
+        trio.lowlevel.add_instrument(_Drain(_sink))
+
+
+_sink: LogSink | None = None
 _info_enabled = True
 _line_encoder = msgspec.json.Encoder()
 
@@ -163,12 +192,6 @@ def request_line(
     _sink.write_line(line)
 
 
-def flush() -> None:
-    """Write out every buffered log line."""
-    if _sink is not None:
-        _sink.flush_now()
-
-
 def _json_renderer() -> Any:
     encoder = msgspec.json.Encoder(enc_hook=repr)
     return structlog.processors.JSONRenderer(serializer=lambda obj, **_: encoder.encode(obj))
@@ -185,7 +208,8 @@ def _traceback_as_block(_logger: Any, _name: str, event: dict[str, Any]) -> dict
 def configure(level: str = "info", fmt: LogFormat = "auto", *, fd: int = 2) -> None:
     """Send hookd's log to ``fd`` (stderr) at ``level`` in ``fmt``."""
     global _sink, _info_enabled
-    flush()
+    if _sink is not None:
+        _sink.drain()
     _info_enabled = _LEVELS[level] <= logging.INFO
     use_console = fmt == "console" or (fmt == "auto" and os.isatty(fd))
     processors: list[Any] = [
@@ -201,7 +225,7 @@ def configure(level: str = "info", fmt: LogFormat = "auto", *, fd: int = 2) -> N
         processors.append(structlog.dev.ConsoleRenderer(colors=False))
         factory: Any = structlog.PrintLoggerFactory(stream)  # type: ignore[arg-type]
     else:
-        _sink = LogBuffer(fd)
+        _sink = LogSink(fd)
         processors.append(_json_renderer())
         factory = structlog.BytesLoggerFactory(_sink)  # type: ignore[arg-type]
     structlog.configure(

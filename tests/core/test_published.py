@@ -11,7 +11,8 @@ from jsonschema import Draft202012Validator
 
 from hookd import wire
 from hookd.cli.schema import schema_main
-from hookd.core.schemas import (
+from hookd.events import EVENTS
+from hookd.published import (
     BASE_URI,
     DIALECT,
     get_schema,
@@ -19,7 +20,6 @@ from hookd.core.schemas import (
     schema_names,
     write_schemas,
 )
-from hookd.events import EVENTS
 from hookd.wire.errors import ErrorKind
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any, Final
 
-from hookd.events.schema import event_schema, event_schema_names
-from hookd.wire.schema import ENVELOPES
+from hookd.events.event_schemas import event_schema, event_schema_names
+from hookd.wire.envelope_schemas import ENVELOPES
 
 __all__ = ["BASE_URI", "DIALECT", "get_schema", "render_schema", "schema_names", "write_schemas"]
 

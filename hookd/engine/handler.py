@@ -1,0 +1,372 @@
+"""The request handler: one decoded call in, one answer meaning out, for every entrance.
+
+stdio ``hook_callback`` and ``hooks/dispatch``, HTTP, host mode and the
+testing kit only decode their wire into a :class:`HookCall` (or a
+:class:`PermissionCall`) and encode the :class:`~hookd.engine.verdict.Verdict`
+(or permission :class:`~hookd.core.policy.Answer`) back. Everything between
+happens here, once: input checks, selecting the hooks, running each through
+the one :class:`~hookd.engine.executor.Executor` (deadline, cancellation,
+exception recovery, output validation, retries), the failure policy, the
+merge, session state, and the per-hook stats.
+
+A call that names one trio hook runs it in the caller's own task up to its
+first yield (:meth:`Handler.begin`): most hooks never yield, and the answer is
+ready without a task switch. Otherwise the caller gets a :class:`Pending` and
+awaits :meth:`Handler.finish` (or, for a hook paused inline, drives it with
+:meth:`Handler.resume` under the deadline :attr:`Pending.deadline`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+import msgspec
+import structlog
+import trio
+
+from hookd import wire
+from hookd.core.context import HookContext
+from hookd.core.policy import Answer, Outcome, resolve
+from hookd.core.registry import Registration, Registry
+from hookd.engine.dispatch import in_order, in_parallel, merged, select
+from hookd.engine.executor import Executor, Paused, trio_deadline
+from hookd.engine.permission import (
+    PERMISSION_ID,
+    PermissionContext,
+    permission_output,
+    permission_registration,
+)
+from hookd.engine.stats import Stats
+from hookd.engine.verdict import Problem, Ran, Verdict
+from hookd.events import EVENTS
+from hookd.events.validation import check_input
+from hookd.wire.errors import NO_PERMISSION_CALLBACK_TEXT, UNKNOWN_CALLBACK_TEXT, ErrorKind
+
+__all__ = ["Handler", "HookCall", "Pending", "PermissionCall"]
+
+log = structlog.get_logger("hookd.handler")
+
+SESSION_END: Final = "SessionEnd"
+PERMISSION_REQUEST: Final = "PermissionRequest"
+CAN_USE_TOOL: Final = "can_use_tool"
+
+#: Where the handler reads the registry from on each call (a hot reload swaps it).
+RegistrySource = Callable[[], Registry | None]
+
+
+class HookCall(msgspec.Struct):
+    """One decoded hook call: which event, its input, which hooks, since when, from whom.
+
+    ``callback_id`` names the one hook the agent chose (``hook_callback``);
+    without it hookd selects the event's hooks by their matchers and merges
+    their answers. ``arrived`` is ``time.monotonic()`` when the request was
+    read: every deadline runs from then. ``ask_permission`` adds the module's
+    ``can_use_tool`` as one more hook of a PermissionRequest (for entrances
+    whose agent never asks it directly, such as HTTP).
+    """
+
+    event: str
+    input: dict[str, Any]
+    tool_use_id: str | None = None
+    request_id: wire.RequestId | None = None
+    arrived: float = 0.0
+    callback_id: str | None = None
+    agent: str = "claude"
+    ask_permission: bool = False
+
+
+class PermissionCall(msgspec.Struct):
+    """One ``can_use_tool`` question, decoded."""
+
+    tool_name: str
+    input: dict[str, Any]
+    tool_use_id: str | None = None
+    request_id: wire.RequestId | None = None
+    arrived: float = 0.0
+    suggestions: list[Any] | None = None
+    blocked_path: str | None = None
+    decision_reason: str | None = None
+    agent_id: str | None = None
+    agent: str = "claude"
+
+
+class Pending:
+    """A call that needs awaiting: hooks to run, or one hook paused inline."""
+
+    __slots__ = ("call", "ctx", "paused", "reg", "registry", "selected", "started")
+
+    def __init__(
+        self,
+        call: HookCall,
+        registry: Registry,
+        selected: list[tuple[Registration, str | None]],
+        started: float,
+    ) -> None:
+        self.call = call
+        self.registry = registry
+        self.selected = selected
+        self.started = started
+        self.reg: Registration | None = None
+        self.ctx: HookContext | None = None
+        self.paused: Paused | None = None
+
+    @property
+    def deadline(self) -> float:
+        """A paused hook's deadline on trio's clock (the caller's cancel scope takes it)."""
+        assert self.ctx is not None
+        return trio_deadline(self.ctx)
+
+
+class Handler:
+    """Answers hook calls and permission questions from one registry source."""
+
+    def __init__(self, registry: Registry | RegistrySource, *, validate: bool = True) -> None:
+        self._source: RegistrySource = (
+            (lambda: registry) if isinstance(registry, Registry) else registry
+        )
+        self.executor = Executor(validate=validate)
+        self.validate = validate
+        self.stats = Stats()
+        self.stats.stuck = self.executor.stuck_threads  # the live count, not a copy
+        self._warned_events: set[str] = set()
+
+    @property
+    def registry(self) -> Registry | None:
+        """The registry calls are answered from now."""
+        return self._source()
+
+    # -- hook calls ---------------------------------------------------------------------
+
+    async def handle(self, call: HookCall, scope: trio.CancelScope | None = None) -> Verdict | None:
+        """The verdict on ``call``; None when ``scope`` was cancelled (withdrawn) first."""
+        scope = scope if scope is not None else trio.CancelScope()
+        pending: Pending | None = None
+        with scope:
+            began = self.begin(call)
+            if isinstance(began, Verdict):
+                return began
+            pending = began
+            if pending.paused is not None:
+                scope.deadline = pending.deadline
+                return await self.resume(pending)
+            return await self.finish(pending)
+        expired = trio.current_time() >= scope.deadline
+        if pending is not None and pending.paused is not None and expired:
+            return self.expired(pending)
+        return None
+
+    def begin(self, call: HookCall) -> Verdict | Pending:
+        """Check ``call`` and run it as far as it goes without waiting."""
+        started = time.perf_counter()
+        registry = self._source()
+        if registry is None:
+            return self._problem(call, "unavailable", "no hooks loaded (the module failed to load)")
+        if call.callback_id is not None:
+            return self._begin_named(call, registry, started)
+        problem = self.check_input(call.event, call.input)
+        if problem is not None:
+            return self._problem(call, "invalid_input", problem)
+        selected = select(registry, call.event, call.input)
+        if call.ask_permission and call.event == PERMISSION_REQUEST:
+            perm = self._permission_hook(registry, call.event)
+            if perm is not None:
+                selected.append((perm, None))
+        if not selected:
+            return self._done(call, registry, Verdict(call.event))
+        return Pending(call, registry, selected, started)
+
+    async def finish(self, pending: Pending) -> Verdict:
+        """Run a pending call's hooks (in parallel, or in order); their verdict."""
+        call, registry = pending.call, pending.registry
+        if pending.reg is not None:  # one named hook, not run inline
+            ctx = self._context(call, pending.reg, registry)
+            outcome = await self.executor.run(pending.reg, call.input, call.tool_use_id, ctx)
+            return self._named(pending, outcome)
+
+        tool_use_id = call.tool_use_id
+        if tool_use_id is None:  # a dispatch may carry it in the input only
+            found = call.input.get("tool_use_id")
+            tool_use_id = found if isinstance(found, str) else None
+
+        async def run(reg: Registration, input_data: dict[str, Any]) -> Outcome:
+            ctx = self._context(call, reg, registry, input_data, tool_use_id)
+            if reg.callback_id != PERMISSION_ID:
+                return await self.executor.run(reg, input_data, tool_use_id, ctx)
+            return await self._permission_vote(reg, input_data, tool_use_id, ctx)
+
+        selected = pending.selected
+        sequential = any(reg.sequential for reg, _ in selected)
+        if sequential:
+            ran, chain = await in_order(call.event, selected, call.input, run)
+        else:
+            ran, chain = await in_parallel(selected, call.input, run), []
+        verdict = merged(call.event, ran, chain, sequential, call.request_id)
+        return self._done(call, registry, verdict)
+
+    async def resume(self, pending: Pending) -> Verdict:
+        """Drive a hook paused inline to its end, in the task that began it."""
+        assert pending.reg is not None and pending.ctx is not None and pending.paused is not None
+        outcome = await self.executor.finish(pending.reg, pending.ctx, pending.paused)
+        return self._named(pending, outcome)
+
+    def expired(self, pending: Pending) -> Verdict:
+        """The verdict on a hook paused inline whose deadline passed."""
+        assert pending.reg is not None and pending.ctx is not None
+        return self._named(pending, self.executor.timed_out(pending.reg, pending.ctx))
+
+    def _begin_named(self, call: HookCall, registry: Registry, started: float) -> Verdict | Pending:
+        reg = registry.get(call.callback_id or "")
+        if reg is None:
+            text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
+            return self._problem(call, "unknown_callback", text)
+        problem = self.check_input(reg.event, call.input)
+        if problem is not None:
+            return self._problem(call, "invalid_input", problem)
+        pending = Pending(call, registry, [(reg, None)], started)
+        pending.reg = reg
+        if not self.executor.inline(reg):
+            return pending
+        ctx = pending.ctx = self._context(call, reg, registry)
+        began = self.executor.begin(reg, call.input, call.tool_use_id, ctx)
+        if isinstance(began, Paused):
+            pending.paused = began
+            return pending
+        assert began is not None
+        return self._named(pending, began)
+
+    def _named(self, pending: Pending, outcome: Outcome) -> Verdict:
+        """The verdict on one named hook: its answer as the output (the agent merges)."""
+        reg = pending.reg
+        assert reg is not None
+        elapsed_ms = round((time.perf_counter() - pending.started) * 1000, 3)
+        answer = resolve(reg, outcome)
+        output = answer.payload if answer.payload is not None else {}
+        verdict = Verdict(reg.event, [Ran(reg, answer, elapsed_ms)], output)
+        return self._done(pending.call, pending.registry, verdict)
+
+    def _done(self, call: HookCall, registry: Registry, verdict: Verdict) -> Verdict:
+        """Count the runs; free a session's state after its SessionEnd."""
+        for ran in verdict.ran:
+            self.stats.hook(ran.reg.callback_id, ran.answer.outcome, ran.elapsed_ms, call.agent)
+        if verdict.event == SESSION_END:
+            session_id = call.input.get("session_id")
+            registry.end_session(session_id if isinstance(session_id, str) else None)
+        return verdict
+
+    def _problem(self, call: HookCall, kind: Any, message: str) -> Verdict:
+        log.warning("request.refused", request_id=call.request_id, reason=kind, error=message)
+        return Verdict(call.event, problem=Problem(kind, message))
+
+    def _context(
+        self,
+        call: HookCall,
+        reg: Registration,
+        registry: Registry,
+        input_data: dict[str, Any] | None = None,
+        tool_use_id: str | None = None,
+    ) -> HookContext:
+        data = call.input if input_data is None else input_data
+        session_id = data.get("session_id")
+        return HookContext(
+            request_id=call.request_id,
+            callback_id=reg.callback_id,
+            event=reg.event,
+            tool_use_id=tool_use_id if tool_use_id is not None else call.tool_use_id,
+            timeout_s=reg.timeout_s,
+            state=registry.session_state(session_id if isinstance(session_id, str) else None),
+            since=call.arrived or None,
+            agent=call.agent,
+        )
+
+    async def _permission_vote(
+        self,
+        reg: Registration,
+        input_data: dict[str, Any],
+        tool_use_id: str | None,
+        ctx: HookContext,
+    ) -> Outcome:
+        """``can_use_tool`` asked about a PermissionRequest: its answer as that hook's output."""
+        tool_input = input_data.get("tool_input")
+        tool_input = tool_input if isinstance(tool_input, dict) else {}
+        data = {"tool_name": input_data.get("tool_name"), "tool_input": tool_input}
+        outcome = await self.executor.run(reg, data, tool_use_id, ctx)
+        if outcome.kind != "ok":
+            return outcome
+        return Outcome("ok", permission_output(reg.event, _filled(outcome, tool_input)))
+
+    def _permission_hook(self, registry: Registry, event: str) -> Registration | None:
+        fn = registry.can_use_tool
+        if fn is None:
+            return None
+        return permission_registration(fn, event, registry.default_timeout_s)
+
+    def check_input(self, event: str, input_data: dict[str, Any]) -> str | None:
+        """What is wrong with a hook's input, or None (always None with validation off)."""
+        if not self.validate:
+            return None
+        if event not in EVENTS and event not in self._warned_events:
+            self._warned_events.add(event)
+            log.warning("event.unknown", _event=event, note="input passed through unchecked")
+        return check_input(event, input_data)
+
+    def unencodable(self, callback_id: str | None, exc: Exception) -> Answer:
+        """The answer in place of a hook output that does not encode as JSON."""
+        message = f"output is not JSON-serialisable: {exc}"
+        registry = self._source()
+        reg = registry.get(callback_id) if registry is not None and callback_id else None
+        if reg is None:
+            return Answer("invalid_output", error_kind=ErrorKind.INTERNAL_ERROR, message=message)
+        return resolve(reg, Outcome("invalid_output", message=message))
+
+    # -- permission questions -----------------------------------------------------------
+
+    async def permission(
+        self, call: PermissionCall, scope: trio.CancelScope | None = None
+    ) -> Answer | None:
+        """The answer to a ``can_use_tool`` question; None when withdrawn."""
+        registry = self._source()
+        fn = registry.can_use_tool if registry is not None else None
+        if registry is None or fn is None:
+            return Answer(
+                "unsupported",
+                error_kind=ErrorKind.UNSUPPORTED_REQUEST,
+                message=NO_PERMISSION_CALLBACK_TEXT,
+            )
+        started = time.perf_counter()
+        reg = permission_registration(fn, CAN_USE_TOOL, registry.default_timeout_s)
+        ctx = PermissionContext(
+            suggestions=call.suggestions,
+            blocked_path=call.blocked_path,
+            decision_reason=call.decision_reason,
+            agent_id=call.agent_id,
+            request_id=call.request_id,
+            callback_id=reg.callback_id,
+            event=CAN_USE_TOOL,
+            tool_use_id=call.tool_use_id,
+            timeout_s=reg.timeout_s,
+            state={},
+            since=call.arrived or None,
+            agent=call.agent,
+        )
+        data = {"tool_name": call.tool_name, "tool_input": call.input}
+        outcome = await self.executor.run(reg, data, call.tool_use_id, ctx, scope)
+        if outcome.kind == "cancelled":
+            return None
+        elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+        self.stats.hook(reg.callback_id, outcome.kind, elapsed_ms, call.agent)
+        if outcome.kind == "ok":
+            return Answer("ok", payload=_filled(outcome, call.input), event=CAN_USE_TOOL)
+        if outcome.kind == "abort":  # HookAbortError: deny, and stop the run
+            payload = {"behavior": "deny", "message": outcome.message, "interrupt": True}
+            return Answer("aborted", payload=payload, event=CAN_USE_TOOL)
+        return resolve(reg, outcome)  # an error answer of the failure's kind
+
+
+def _filled(outcome: Outcome, tool_input: dict[str, Any]) -> dict[str, Any]:
+    """A permission payload whose allow carries the input (the original when not rewritten)."""
+    payload = dict(outcome.output or {})
+    if payload.get("behavior") == "allow":
+        payload.setdefault("updatedInput", tool_input)
+    return payload

@@ -1,0 +1,148 @@
+"""What the request handler gives back: one answer meaning, for every entrance to encode.
+
+A :class:`Verdict` holds how each hook that ran ended (:class:`Ran`: its
+answer after the failure policy), their merged output, and the call-level
+:class:`Problem` when hookd could not run the call at all. Entrances turn it
+into their wire: a ``hook_callback`` answer or error, a ``hooks/dispatch``
+payload, an HTTP body.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+import msgspec
+
+from hookd.core.policy import Answer
+from hookd.core.registry import Registration
+from hookd.engine.merge import Conflict
+from hookd.engine.rewrite import ChainStep
+from hookd.wire.errors import ErrorKind
+
+__all__ = ["FAILED", "HookRecord", "Problem", "Ran", "Verdict", "error_answer"]
+
+#: Answer outcomes of a hook that failed under ``continue``: the hook gave no output.
+FAILED: Final = frozenset({"exception", "timeout", "invalid_output"})
+
+_ERROR_KINDS: Final = {
+    "exception": ErrorKind.HOOK_EXECUTION_ERROR,
+    "timeout": ErrorKind.HOOK_TIMEOUT,
+    "invalid_output": ErrorKind.INVALID_OUTPUT,
+}
+
+_WORDS: Final = {
+    "exception": "raised an exception",
+    "timeout": "timed out",
+    "invalid_output": "returned an invalid output",
+}
+
+ProblemKind = Literal["invalid_input", "unknown_callback", "unavailable"]
+
+
+class HookRecord(msgspec.Struct, frozen=True, omit_defaults=True):
+    """How one hook of a dispatch ended, as the ``hooks/dispatch`` answer lists it."""
+
+    callback_id: str
+    outcome: str
+    elapsed_ms: float
+    output: dict[str, Any] | None = None
+    error: str | None = None
+
+
+class Ran(msgspec.Struct):
+    """One hook's run: its registration, its answer after the failure policy, its time."""
+
+    reg: Registration
+    answer: Answer
+    elapsed_ms: float
+
+    @property
+    def failed(self) -> bool:
+        """True when the hook failed under ``continue``: it contributes no output."""
+        return self.answer.outcome in FAILED
+
+    def record(self) -> HookRecord:
+        answer = self.answer
+        return HookRecord(
+            self.reg.callback_id,
+            answer.outcome,
+            self.elapsed_ms,
+            answer.payload,
+            answer.message or None,
+        )
+
+    def note(self) -> str:
+        """One line naming the hook and how it failed (for a ``systemMessage``)."""
+        text = f"hookd: hook {self.reg.name} {_WORDS[self.answer.outcome]}"
+        return f"{text}: {self.answer.message}" if self.answer.message else text
+
+
+class Problem(msgspec.Struct, frozen=True):
+    """Why a call could not be run at all: each entrance says it its own way."""
+
+    kind: ProblemKind
+    message: str
+
+
+class _Payload(msgspec.Struct, omit_defaults=True):
+    """The ``hooks/dispatch`` answer as sent; empty ``conflicts`` and ``chain`` are left out."""
+
+    output: dict[str, Any]
+    hooks: list[HookRecord]
+    conflicts: list[Conflict] = msgspec.field(default_factory=list)
+    chain: list[ChainStep] = msgspec.field(default_factory=list)
+
+
+class Verdict(msgspec.Struct):
+    """The answer to one call: every hook's run, their merged output, or a problem."""
+
+    event: str
+    ran: list[Ran] = msgspec.field(default_factory=list)
+    output: dict[str, Any] = msgspec.field(default_factory=dict)
+    conflicts: list[Conflict] = msgspec.field(default_factory=list)
+    chain: list[ChainStep] = msgspec.field(default_factory=list)
+    sequential: bool = False
+    problem: Problem | None = None
+
+    @property
+    def hooks(self) -> list[HookRecord]:
+        """How each hook ended, in registration order."""
+        return [ran.record() for ran in self.ran]
+
+    @property
+    def outcome(self) -> str:
+        """One word for the log: ok, conflict, or the first hook's outcome that is not ok."""
+        if self.problem is not None:
+            return self.problem.kind
+        if self.conflicts:
+            return "conflict"
+        for ran in self.ran:
+            if ran.answer.outcome != "ok":
+                return ran.answer.outcome
+        return "ok"
+
+    def to_wire(self) -> dict[str, Any]:
+        """The ``hooks/dispatch`` answer payload."""
+        payload = _Payload(self.output, self.hooks, self.conflicts, self.chain)
+        wire_form: dict[str, Any] = msgspec.to_builtins(payload)
+        return wire_form
+
+    def with_notes(self) -> dict[str, Any]:
+        """The merged output, plus a ``systemMessage`` line for each hook that failed under
+        ``continue`` (the user sees it, the model does not)."""
+        notes = [ran.note() for ran in self.ran if ran.failed]
+        if not notes:
+            return self.output
+        output = dict(self.output)
+        if isinstance(output.get("systemMessage"), str):
+            notes.insert(0, output["systemMessage"])
+        output["systemMessage"] = "\n".join(notes)
+        return output
+
+
+def error_answer(outcome: str, message: str, event: str | None) -> Answer | None:
+    """The error answer of a failed hook's outcome (None if it is not a failure)."""
+    kind = _ERROR_KINDS.get(outcome)
+    if kind is None:
+        return None
+    return Answer(outcome, error_kind=kind, message=message, event=event)
