@@ -66,6 +66,21 @@ class Counts:
         return {1: self.n, 64: self.n64}.get(window, self.plot_n)
 
 
+#: ``HOOKD_BENCH_BASE=DIR`` (a checkout of another commit, with its own ``.venv``) adds that
+#: commit's hookd as ``hookd-base``, measured in the same interleaved rounds: old against new.
+BASE: Final = os.environ.get("HOOKD_BENCH_BASE")
+_BASE_SPECS: Final = (
+    (
+        Spec(
+            "hookd-base",
+            (str(Path(BASE) / ".venv" / "bin" / "hookd"), "serve", str(BENCH / "hook_allow.py")),
+            long_rss=False,
+        ),
+    )
+    if BASE
+    else ()
+)
+
 CONTENDERS: Final = (
     Spec("floor", (PYTHON, str(BENCH / "floor.py"))),
     Spec("trio-floor", (PYTHON, "-m", "bench.trio_floor"), long_rss=False),
@@ -82,6 +97,7 @@ CONTENDERS: Final = (
         spawns_per_call=True,
         long_rss=False,
     ),
+    *_BASE_SPECS,
 )
 SLEEPER: Final = Spec("hookd-sleep", (HOOKD, "serve", str(BENCH / "hook_sleep.py")))
 

@@ -169,10 +169,13 @@ def check(whole: bytes) -> None:
     assert decision == "allow", body
 
 
-def start(folder: Path, token: str) -> tuple[subprocess.Popen[bytes], int]:
+def start(
+    folder: Path, token: str, hookd: tuple[str, ...] = (sys.executable, "-m", "hookd")
+) -> tuple[subprocess.Popen[bytes], int]:
+    folder.mkdir(exist_ok=True)
     (folder / "token").write_text(token)
     ready = folder / "ready.json"
-    argv = [sys.executable, "-m", "hookd", "serve", str(HOOK), "--http", "127.0.0.1:0",
+    argv = [*hookd, "serve", str(HOOK), "--http", "127.0.0.1:0",
             "--token-file", str(folder / "token"), "--ready-file", str(ready),
             "--log-format", "json"]  # fmt: skip
     log = (folder / "hookd.log").open("wb")
@@ -202,7 +205,38 @@ def main(argv: list[str] | None = None) -> int:
             proc.terminate()
             proc.wait(timeout=30)
     report(runs, args.out, n)
+    base = os.environ.get("HOOKD_BENCH_BASE")
+    if base:
+        compare(Path(base), token, reqs[: n // 4])
     return 0
+
+
+#: Interleaved rounds of the old-against-new comparison (``HOOKD_BENCH_BASE``).
+BASE_ROUNDS = 7
+
+
+def compare(base: Path, token: str, reqs: list[bytes]) -> None:
+    """This checkout's hookd against ``base``'s, round by round at one connection."""
+    base_hookd = (str(base / ".venv" / "bin" / "hookd"),)
+    with tempfile.TemporaryDirectory(prefix="hookd-bench-http-") as tmp:
+        new, new_port = start(Path(tmp) / "new", token)
+        old, old_port = start(Path(tmp) / "old", token, base_hookd)
+        try:
+            drive(new_port, new.pid, reqs[:500], 1)
+            drive(old_port, old.pid, reqs[:500], 1)
+            pairs = [
+                (drive(new_port, new.pid, reqs, 1), drive(old_port, old.pid, reqs, 1))
+                for _ in range(BASE_ROUNDS)
+            ]
+        finally:
+            for proc in (new, old):
+                proc.terminate()
+                proc.wait(timeout=30)
+    print(f"this checkout against {base} at 1 connection, {BASE_ROUNDS} interleaved rounds:")
+    for label, field_ in (("p50", "p50_ms"), ("CPU per answer", "hookd_cpu_us_per_answer")):
+        ratios = sorted(getattr(a, field_) / getattr(b, field_) for a, b in pairs)
+        print(f"  {label}: new/old median {ratios[len(ratios) // 2]:.2f}x "
+              f"[{ratios[0]:.2f}-{ratios[-1]:.2f}]")  # fmt: skip
 
 
 def report(runs: list[Run], out: Path, n: int) -> None:

@@ -186,13 +186,16 @@ class Executor:
         input_data: dict[str, Any],
         tool_use_id: str | None,
         ctx: HookContext,
+        *,
+        checked: bool = False,
     ) -> Outcome | Paused | None:
         """Run ``reg`` inline, up to its first yield to trio; None if it does not run inline.
 
         A :class:`Paused` hook goes on through :meth:`finish`, under a cancel
         scope with the context's deadline that was entered before this call.
+        ``checked``: the caller has just asked :meth:`inline`.
         """
-        if not self.inline(reg):
+        if not checked and not self.inline(reg):
             return None
         try:
             arg = _typed_input(reg, input_data)

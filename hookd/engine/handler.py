@@ -123,6 +123,7 @@ class Handler:
     """Answers hook calls and permission questions from one registry source."""
 
     def __init__(self, registry: Registry | RegistrySource, *, validate: bool = True) -> None:
+        self._fixed = registry if isinstance(registry, Registry) else None
         self._source: RegistrySource = (
             (lambda: registry) if isinstance(registry, Registry) else registry
         )
@@ -157,14 +158,18 @@ class Handler:
             return self.expired(pending)
         return None
 
-    def begin(self, call: HookCall) -> Verdict | Pending:
-        """Check ``call`` and run it as far as it goes without waiting."""
+    def begin(self, call: HookCall, reg: Registration | None = None) -> Verdict | Pending:
+        """Check ``call`` and run it as far as it goes without waiting.
+
+        ``reg`` is the registration of ``call.callback_id`` when the caller has
+        already looked it up (the stdio reader, deciding whether to run it inline).
+        """
         started = time.perf_counter()
-        registry = self._source()
+        registry = self._fixed if self._fixed is not None else self._source()
         if registry is None:
             return self._problem(call, "unavailable", "no hooks loaded (the module failed to load)")
         if call.callback_id is not None:
-            return self._begin_named(call, registry, started)
+            return self._begin_named(call, registry, started, reg)
         problem = self.check_input(call.event, call.input)
         if problem is not None:
             return self._problem(call, "invalid_input", problem)
@@ -216,43 +221,56 @@ class Handler:
         assert pending.reg is not None and pending.ctx is not None
         return self._named(pending, self.executor.timed_out(pending.reg, pending.ctx))
 
-    def _begin_named(self, call: HookCall, registry: Registry, started: float) -> Verdict | Pending:
-        reg = registry.get(call.callback_id or "")
+    def _begin_named(
+        self, call: HookCall, registry: Registry, started: float, reg: Registration | None
+    ) -> Verdict | Pending:
         if reg is None:
-            text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
-            return self._problem(call, "unknown_callback", text)
+            reg = registry.get(call.callback_id or "")
+            if reg is None:
+                text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
+                return self._problem(call, "unknown_callback", text)
         problem = self.check_input(reg.event, call.input)
         if problem is not None:
             return self._problem(call, "invalid_input", problem)
-        pending = Pending(call, registry, [(reg, None)], started)
-        pending.reg = reg
         if not self.executor.inline(reg):
-            return pending
-        ctx = pending.ctx = self._context(call, reg, registry)
-        began = self.executor.begin(reg, call.input, call.tool_use_id, ctx)
+            return _pending_named(call, registry, started, reg)
+        ctx = self._context(call, reg, registry)
+        began = self.executor.begin(reg, call.input, call.tool_use_id, ctx, checked=True)
         if isinstance(began, Paused):
-            pending.paused = began
-            return pending
+            return _pending_named(call, registry, started, reg, ctx=ctx, paused=began)
         assert began is not None
-        return self._named(pending, began)
+        return self._verdict_named(call, registry, reg, began, started)
 
     def _named(self, pending: Pending, outcome: Outcome) -> Verdict:
+        """The verdict on a pending named hook that has ended."""
+        assert pending.reg is not None
+        return self._verdict_named(
+            pending.call, pending.registry, pending.reg, outcome, pending.started
+        )
+
+    def _verdict_named(
+        self,
+        call: HookCall,
+        registry: Registry,
+        reg: Registration,
+        outcome: Outcome,
+        started: float,
+    ) -> Verdict:
         """The verdict on one named hook: its answer as the output (the agent merges)."""
-        reg = pending.reg
-        assert reg is not None
-        elapsed_ms = round((time.perf_counter() - pending.started) * 1000, 3)
+        elapsed_ms = (time.perf_counter() - started) * 1000
         answer = resolve(reg, outcome)
         output = answer.payload if answer.payload is not None else {}
-        verdict = Verdict(reg.event, [Ran(reg, answer, elapsed_ms)], output)
-        return self._done(pending.call, pending.registry, verdict)
+        self.stats.hook(reg.callback_id, answer.outcome, elapsed_ms, call.agent)
+        if reg.event == SESSION_END:
+            _end_session(call, registry)
+        return Verdict(reg.event, [Ran(reg, answer, elapsed_ms)], output)
 
     def _done(self, call: HookCall, registry: Registry, verdict: Verdict) -> Verdict:
         """Count the runs; free a session's state after its SessionEnd."""
         for ran in verdict.ran:
             self.stats.hook(ran.reg.callback_id, ran.answer.outcome, ran.elapsed_ms, call.agent)
         if verdict.event == SESSION_END:
-            session_id = call.input.get("session_id")
-            registry.end_session(session_id if isinstance(session_id, str) else None)
+            _end_session(call, registry)
         return verdict
 
     def _problem(self, call: HookCall, kind: Any, message: str) -> Verdict:
@@ -370,3 +388,23 @@ def _filled(outcome: Outcome, tool_input: dict[str, Any]) -> dict[str, Any]:
     if payload.get("behavior") == "allow":
         payload.setdefault("updatedInput", tool_input)
     return payload
+
+
+def _pending_named(
+    call: HookCall,
+    registry: Registry,
+    started: float,
+    reg: Registration,
+    *,
+    ctx: HookContext | None = None,
+    paused: Paused | None = None,
+) -> Pending:
+    pending = Pending(call, registry, [(reg, None)], started)
+    pending.reg, pending.ctx, pending.paused = reg, ctx, paused
+    return pending
+
+
+def _end_session(call: HookCall, registry: Registry) -> None:
+    """Free the state of the session a SessionEnd call named."""
+    session_id = call.input.get("session_id")
+    registry.end_session(session_id if isinstance(session_id, str) else None)

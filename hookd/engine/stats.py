@@ -28,6 +28,8 @@ class HookStats:
     def add(self, outcome: str, elapsed_ms: float) -> None:
         self.calls += 1
         self.elapsed_ms.append(elapsed_ms)
+        if outcome == "ok":
+            return
         kind = outcome.removeprefix("blocked:")
         if kind == "timeout":
             self.timeouts += 1

@@ -9,6 +9,7 @@ payload, an HTTP body.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final, Literal
 
 import msgspec
@@ -66,7 +67,7 @@ class Ran(msgspec.Struct):
         return HookRecord(
             self.reg.callback_id,
             answer.outcome,
-            self.elapsed_ms,
+            round(self.elapsed_ms, 3),
             answer.payload,
             answer.message or None,
         )
@@ -99,8 +100,8 @@ class Verdict(msgspec.Struct):
     event: str
     ran: list[Ran] = msgspec.field(default_factory=list)
     output: dict[str, Any] = msgspec.field(default_factory=dict)
-    conflicts: list[Conflict] = msgspec.field(default_factory=list)
-    chain: list[ChainStep] = msgspec.field(default_factory=list)
+    conflicts: Sequence[Conflict] = ()
+    chain: Sequence[ChainStep] = ()
     sequential: bool = False
     problem: Problem | None = None
 
@@ -123,7 +124,7 @@ class Verdict(msgspec.Struct):
 
     def to_wire(self) -> dict[str, Any]:
         """The ``hooks/dispatch`` answer payload."""
-        payload = _Payload(self.output, self.hooks, self.conflicts, self.chain)
+        payload = _Payload(self.output, self.hooks, list(self.conflicts), list(self.chain))
         wire_form: dict[str, Any] = msgspec.to_builtins(payload)
         return wire_form
 

@@ -18,7 +18,7 @@ import structlog
 import trio
 
 from hookd import wire
-from hookd.core.registry import Registry
+from hookd.core.registry import Registration, Registry
 from hookd.engine.handler import Handler, Pending
 from hookd.serve.config import ServeConfig
 from hookd.serve.flight import InFlight, InlineRun, Key, Yielded
@@ -174,7 +174,7 @@ class Server:
             reg = self.registry.get(decoded.body.callback_id)
             if reg is not None and self.handler.executor.inline(reg):
                 try:
-                    return self._inline(decoded, decoded.body, len(line))
+                    return self._inline(decoded, decoded.body, reg, len(line))
                 except Exception as exc:  # a fault in hookd itself: answer, keep reading
                     self._internal_error(decoded, None, exc)
                     return None
@@ -183,7 +183,9 @@ class Server:
 
     # -- trio hooks, inline -------------------------------------------------
 
-    def _inline(self, call: wire.Call, body: wire.HookCallback, size: int) -> Yielded | None:
+    def _inline(
+        self, call: wire.Call, body: wire.HookCallback, reg: Registration, size: int
+    ) -> Yielded | None:
         """Answer a trio hook's call at once; None, unless the hook yielded to trio.
 
         A hook that waits (sleeps, does I/O) would hand the reading over to a
@@ -195,7 +197,7 @@ class Server:
         if self._router.refused(call, key, None, size):
             return None
         started = time.perf_counter()
-        began = self.handler.begin(hook_call(call, body, self._router.arrived))
+        began = self.handler.begin(hook_call(call, body, self._router.arrived), reg)
         if isinstance(began, Pending):
             return Yielded(call, key, began, started, size)
         answer = callback_answer(began)

@@ -120,3 +120,30 @@ def test_a_hook_stuck_in_c_is_counted_in_status(tmp_path: Path) -> None:
     assert (rows["sleeps"]["timeouts"], rows["sleeps"]["stuck"]) == (1, 1)
     assert rows["answers"]["stuck"] == 0
     assert status["agents"]["claude"]["calls"] == 1
+
+
+@pytest.mark.req("R-132")
+def test_can_use_tool_failures_get_the_hook_failure_kinds_on_stdio() -> None:
+    def ask(request_id: str, command: str) -> dict[str, Any]:
+        body = {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": command}}
+        return {"type": "control_request", "request_id": request_id, "request": body}
+
+    stdin = "".join(json.dumps(ask(*pair)) + "\n" for pair in (("odd", "odd"), ("ok", "ls")))
+    proc = subprocess.run(
+        [HOOKD, "serve", MODULE],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    answers = {
+        a["response"]["request_id"]: a["response"]
+        for a in map(json.loads, proc.stdout.split("\n")[:-1])
+    }
+    assert answers["odd"]["error_code"] == "invalid_output"
+    assert "must return an allow or a deny" in answers["odd"]["error"]
+    assert answers["ok"]["response"] == {
+        "behavior": "allow",
+        "updatedInput": {"command": "ls # ok"},
+    }
