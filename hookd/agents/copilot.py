@@ -112,6 +112,12 @@ FIELDS: Final = MappingProxyType(
 _SNAKE: Final = {"sessionId": "session_id", "toolName": "tool_name", "toolArgs": "tool_input",
                  "toolResult": "tool_result", "transcriptPath": "transcript_path"}  # fmt: skip
 DEFAULT_REASON: Final = "denied by a hookd hook"
+#: The reason sent when the hook gave none (Copilot requires one).
+_DEFAULT_REASONS: Final = {
+    "deny": DEFAULT_REASON,
+    "allow": "allowed by a hookd hook",
+    "ask": "a hookd hook asks for the user's approval",
+}
 _CONTEXT: Final = frozenset({"Notification", "SubagentStart"})
 
 
@@ -150,7 +156,7 @@ def _pre_tool_use(intent: Intent) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if decision in ("allow", "deny", "ask"):
         out["permissionDecision"] = decision
-        out["permissionDecisionReason"] = reason or DEFAULT_REASON
+        out["permissionDecisionReason"] = reason or _DEFAULT_REASONS[decision]
     if intent.updated_input is not None and decision != "deny":
         out["modifiedArgs"] = intent.updated_input
     return out

@@ -144,16 +144,19 @@ def decode(dialect: Dialect, agent_event: str, body: dict[str, Any]) -> HookCall
 
 
 def _fill_required(event: str, data: dict[str, Any]) -> None:
-    """Give each required Claude field the agent does not send its type's zero value."""
+    """Give each required Claude field the agent does not send (or sends as null, as Codex's
+    ``transcript_path``) its type's zero value."""
     spec = EVENTS.get(event)
     if spec is None:
         return
     for field in msgspec.structs.fields(spec.input_type):
-        if field.required and field.encode_name not in data:
-            kind = field.type
-            if get_origin(kind) is Annotated:
-                kind = get_args(kind)[0]
-            data[field.encode_name] = _ZERO.get(kind)
+        name, kind = field.encode_name, field.type
+        if not field.required or data.get(name) is not None:
+            continue
+        if get_origin(kind) is Annotated:
+            kind = get_args(kind)[0]
+        if name not in data or kind in _ZERO:  # missing, or null where Claude has a string
+            data[name] = _ZERO.get(kind)
 
 
 def payload(
