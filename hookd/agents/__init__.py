@@ -8,16 +8,21 @@ table with its encoder beside it; :data:`DIALECTS` names them.
 
 from __future__ import annotations
 
+import os
 from types import MappingProxyType
 from typing import Final
 
 from hookd.agents import claude, codex, copilot, gemini, qwen
 from hookd.agents.dialect import BLOCKING, Dialect, Encoded, Unsupported, payload
 
+#: The command shim an agent's config calls (bash built-ins; see its header).
+SHIM: Final = os.path.join(os.path.dirname(__file__), "hookd-agent.sh")
+
 __all__ = [
     "AGENTS",
     "BLOCKING",
     "DIALECTS",
+    "SHIM",
     "Dialect",
     "Encoded",
     "Unsupported",

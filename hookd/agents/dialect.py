@@ -41,6 +41,9 @@ __all__ = [
 #: Claude events whose call gates something: hookd failing to answer means "no".
 BLOCKING: Final = frozenset({"PreToolUse", "PermissionRequest", "UserPromptSubmit"})
 
+#: What the agent must send itself: without them the input is invalid (a blocking call fails
+#: closed) rather than a tool named "" that no matcher selects.
+_NEVER_FILLED: Final = frozenset({"tool_name", "tool_input"})
 #: What a missing required input field of Claude's is filled with, by its type.
 _ZERO: Final[dict[Any, Any]] = {str: "", bool: False}
 
@@ -151,7 +154,7 @@ def _fill_required(event: str, data: dict[str, Any]) -> None:
         return
     for field in msgspec.structs.fields(spec.input_type):
         name, kind = field.encode_name, field.type
-        if not field.required or data.get(name) is not None:
+        if not field.required or data.get(name) is not None or name in _NEVER_FILLED:
             continue
         if get_origin(kind) is Annotated:
             kind = get_args(kind)[0]

@@ -31,10 +31,13 @@ def hooks() -> Hooks:
 # -- decoding: the agent's names and fields into Claude's --------------------------------
 
 DECODED = [
-    ("codex", "PreToolUse", {"tool_name": "Bash", "turn_id": "t", "transcript_path": None},
+    ("codex", "PreToolUse", {"tool_name": "Bash", "tool_input": {}, "turn_id": "t",
+                             "transcript_path": None},
      "PreToolUse", "Bash"),
-    ("gemini", "BeforeTool", {"tool_name": "run_shell_command"}, "PreToolUse", "Bash"),
-    ("gemini", "AfterTool", {"tool_name": "write_file", "tool_response": {"llmContent": "ok"}},
+    ("gemini", "BeforeTool", {"tool_name": "run_shell_command", "tool_input": {}},
+     "PreToolUse", "Bash"),
+    ("gemini", "AfterTool", {"tool_name": "write_file", "tool_input": {},
+                             "tool_response": {"llmContent": "ok"}},
      "PostToolUse", "Write"),
     ("gemini", "BeforeAgent", {"prompt": "hi"}, "UserPromptSubmit", None),
     ("gemini", "AfterAgent", {"prompt_response": "done"}, "Stop", None),
@@ -43,11 +46,12 @@ DECODED = [
      "PreToolUse", "Bash"),
     ("copilot", "PreToolUse", {"session_id": "s", "tool_name": "Bash", "tool_input": {}},
      "PreToolUse", "Bash"),
-    ("copilot", "postToolUse", {"toolName": "create", "toolResult": {"resultType": "success"}},
+    ("copilot", "postToolUse", {"toolName": "create", "toolArgs": {},
+                                "toolResult": {"resultType": "success"}},
      "PostToolUse", "Write"),
     ("copilot", "userPromptSubmitted", {"prompt": "hi"}, "UserPromptSubmit", None),
     ("copilot", "agentStop", {}, "Stop", None),
-    ("qwen", "PreToolUse", {"tool_name": "run_shell_command", "agent_id": "a"},
+    ("qwen", "PreToolUse", {"tool_name": "run_shell_command", "tool_input": {}, "agent_id": "a"},
      "PreToolUse", "Bash"),
 ]  # fmt: skip
 
@@ -374,3 +378,15 @@ def test_the_kit_refuses_an_event_the_agent_never_sends(hooks: Hooks) -> None:
         hooks.fire_sync("PermissionRequest", agent="gemini")
     with pytest.raises(HookdError, match="unknown agent"):
         hooks.fire_sync("PreToolUse", agent="cursor")
+
+
+@pytest.mark.req("R-A05")
+def test_a_tool_call_without_its_tool_fails_closed() -> None:
+    codex = agents.dialect("codex")
+    call = codex.decode("PreToolUse", {"session_id": "s"})
+    assert isinstance(call, HookCall)
+    verdict = trio.run(load(GUARD).handler.handle, call)
+    assert verdict is not None and verdict.problem is not None
+    encoded = codex.encode(verdict, call)
+    assert encoded.exit_code == 2
+    assert encoded.stderr.startswith("hookd could not check this Codex call: input.tool_name")
