@@ -3,6 +3,7 @@ back as stdout or stderr and an exit code; exit 2 whenever no usable answer come
 
 from __future__ import annotations
 
+import functools
 import json
 import socket
 import subprocess
@@ -120,3 +121,47 @@ async def test_silence_and_garbage_fail_closed(
         nursery.cancel_scope.cancel()
     assert (got.returncode, got.stdout) == (2, b"")
     assert one_line(got) == expected
+
+
+def _command_lines() -> list[bytes]:
+    lines = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                lines.append((entry / "cmdline").read_bytes())
+            except OSError:  # gone meanwhile
+                continue
+    return lines
+
+
+@pytest.mark.req("R-A08")
+async def test_the_token_is_on_no_command_line(tmp_path: Path) -> None:
+    token = "shim-secret-0123456789abcdef"
+    (tmp_path / "token").write_text(token + "\n")
+    heads: list[bytes] = []
+    arrived = trio.Event()
+
+    async def hold(stream: trio.SocketStream) -> None:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += await stream.receive_some(65536)
+        heads.append(data)
+        arrived.set()
+        await trio.sleep_forever()  # the shim waits for its answer meanwhile
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(
+            functools.partial(trio.serve_tcp, hold, 0, host="127.0.0.1")
+        )
+        port = str(listeners[0].socket.getsockname()[1])
+        proc = await trio.lowlevel.open_process(
+            ["bash", SHIM, port, str(tmp_path / "token"), "codex/PreToolUse", "30"],
+            stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        with trio.fail_after(10):
+            await arrived.wait()
+        assert f"Authorization: Bearer {token}".encode() in heads[0]  # it was sent
+        assert not [line for line in _command_lines() if token.encode() in line]
+        proc.kill()
+        await proc.wait()
+        nursery.cancel_scope.cancel()
