@@ -16,6 +16,8 @@ PreToolUse ask / defer          ``ask``: a deny whose reason says the call needs
 PreToolUse allow                no output (a bare allow is invalid in Codex)
 PreToolUse allow + updatedInput ``permissionDecision: "allow"`` + ``updatedInput``
 PreToolUse continue: false      a deny with ``stopReason`` as the reason (invalid there)
+PermissionRequest deny / allow  ``decision.behavior`` (a deny with a ``message``, always);
+                                ``continue: false`` there is a deny
 additionalContext               ``hookSpecificOutput.additionalContext``
 decision: block (other events)  ``decision: "block"`` + ``reason`` (Stop: keep going)
 continue: false (other events)  ``continue: false`` + ``stopReason``

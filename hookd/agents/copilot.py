@@ -42,6 +42,8 @@ PermissionRequest decision          ``behavior`` + ``message``; ``interrupt: tru
 decision: block (Stop, prompt, ...) ``decision: "block"`` + ``reason``
 additionalContext                   ``additionalContext`` (notification and
                                     subagentStart only; dropped elsewhere)
+continue: false elsewhere,          dropped (Copilot has no field for them there)
+systemMessage
 hookd cannot answer                 blocking event: exit 2 + one line on stderr (Copilot
                                     also denies on any non-zero exit); else exit 1
 ==================================  ==============================================
