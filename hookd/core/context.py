@@ -33,7 +33,10 @@ class HookContext:
     """The third argument of every callback.
 
     ``state`` is a dict shared by all hooks of the same ``session_id``.
-    ``agent`` names the CLI the call came from (``"claude"`` for Claude Code).
+    ``agent`` names the CLI the call came from (``"claude"`` for Claude Code);
+    ``agent_event`` and ``agent_tool`` are that CLI's own names for the event
+    and the tool (``"BeforeTool"``, ``"run_shell_command"`` from Gemini CLI),
+    while ``event`` and the input speak Claude Code's (``None`` when unknown).
     ``cancelled`` turns true when hookd stops waiting for the callback (its
     timeout passed or the CLI withdrew the request): sync callbacks running in
     a worker thread should poll it.
@@ -47,6 +50,8 @@ class HookContext:
         "_is_cancelled",
         "_wall_deadline",
         "agent",
+        "agent_event",
+        "agent_tool",
         "arrived",
         "attempt",
         "callback_id",
@@ -68,6 +73,8 @@ class HookContext:
         state: dict[str, Any],
         since: float | None = None,
         agent: str = "claude",
+        agent_event: str | None = None,
+        agent_tool: str | None = None,
     ) -> None:
         self.request_id = request_id
         self.callback_id = callback_id
@@ -77,6 +84,8 @@ class HookContext:
         self.state = state
         self.attempt = 1
         self.agent = agent
+        self.agent_event = agent_event
+        self.agent_tool = agent_tool
         self.arrived = since  # None: the call starts now
         # the deadline runs from when the request arrived (``since``, time.monotonic()),
         # less hookd's margin before the CLI's own (:func:`effective_timeout`)

@@ -64,7 +64,8 @@ class HookCall(msgspec.Struct):
     their answers. ``arrived`` is ``time.monotonic()`` when the request was
     read: every deadline runs from then. ``ask_permission`` adds the module's
     ``can_use_tool`` as one more hook of a PermissionRequest (for entrances
-    whose agent never asks it directly, such as HTTP).
+    whose agent never asks it directly, such as HTTP). ``agent_event`` and
+    ``agent_tool`` are the agent's own names, when its dialect renamed them.
     """
 
     event: str
@@ -75,6 +76,8 @@ class HookCall(msgspec.Struct):
     callback_id: str | None = None
     agent: str = "claude"
     ask_permission: bool = False
+    agent_event: str | None = None
+    agent_tool: str | None = None
 
 
 class PermissionCall(msgspec.Struct):
@@ -296,6 +299,8 @@ class Handler:
             state=registry.session_state(session_id if isinstance(session_id, str) else None),
             since=call.arrived or None,
             agent=call.agent,
+            agent_event=call.agent_event,
+            agent_tool=call.agent_tool,
         )
 
     async def _permission_vote(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import functools
 import itertools
 import os
@@ -21,12 +22,14 @@ import msgspec
 import sniffio
 import trio
 
+from hookd import agents
 from hookd.core.loader import load_hooks
 from hookd.core.registry import DEFAULT_TIMEOUT_S, Registry
 from hookd.engine.handler import Handler, HookCall
 from hookd.engine.verdict import Verdict
 from hookd.errors import HookdError
 from hookd.testing.capture import captured_logs
+from hookd.testing.dialects import agent_payload
 from hookd.testing.inputs import Inputs, tool_input_for
 from hookd.testing.permission import PermissionResult, ask_permission
 from hookd.testing.result import FireResult, HookOutcome
@@ -105,13 +108,23 @@ class Hooks:
     # -- firing -------------------------------------------------------------
 
     async def fire(
-        self, event: str, /, *, extra: Mapping[str, Any] | None = None, **fields: Any
+        self,
+        event: str,
+        /,
+        *,
+        agent: str = "claude",
+        extra: Mapping[str, Any] | None = None,
+        **fields: Any,
     ) -> FireResult:
         """Fire ``event`` with a realistic input (``fields`` override it); await the result.
 
         Runs on trio directly (pytest-trio, with its fake clock if the test uses
-        one); under asyncio (pytest-asyncio, anyio) in a worker thread.
+        one); under asyncio (pytest-asyncio, anyio) in a worker thread. With
+        ``agent`` (``"gemini"``, ...) the call goes through that agent's dialect:
+        see :meth:`fire_as`.
         """
+        if agent != "claude":
+            return await _on_any_loop(functools.partial(self._fire_as, agent, event, extra, fields))
         data = self.input(event, extra=extra, **fields)
         return await _on_any_loop(functools.partial(self._fire, event, data))
 
@@ -121,11 +134,15 @@ class Hooks:
         /,
         *,
         clock: trio.abc.Clock | None = None,
+        agent: str = "claude",
         extra: Mapping[str, Any] | None = None,
         **fields: Any,
     ) -> FireResult:
         """:meth:`fire` for a test that is not async; ``clock`` (e.g.
         ``trio.testing.MockClock(autojump_threshold=0)``) drives the timeouts."""
+        if agent != "claude":
+            call = functools.partial(self._fire_as, agent, event, extra, fields)
+            return _run_blocking(call, clock)
         data = self.input(event, extra=extra, **fields)
         return _run_blocking(functools.partial(self._fire, event, data), clock)
 
@@ -157,7 +174,27 @@ class Hooks:
         assert verdict is not None  # no scope: never withdrawn
         if verdict.problem is not None:
             raise HookdError(f"{event}: {verdict.problem.message}")
-        return _read(event, data, verdict, logs)
+        encoded = agents.dialect("claude").encode(verdict, call)
+        return dataclasses.replace(_read(event, data, verdict, logs), encoded=encoded)
+
+    async def _fire_as(
+        self, agent: str, event: str, extra: Mapping[str, Any] | None, fields: Mapping[str, Any]
+    ) -> FireResult:
+        """Fire through ``agent``'s dialect: its payload, decoded, answered, encoded back."""
+        try:
+            built = agent_payload(agents.dialect(agent), event, self.input, extra, fields)
+        except ValueError as exc:
+            raise HookdError(str(exc)) from None
+        call = built.dialect.decode(built.agent_event, built.payload)
+        if isinstance(call, agents.Unsupported):
+            raise HookdError(call.reason)
+        call.request_id = f"test-{next(_request_ids)}"
+        with captured_logs(call.request_id) as logs:
+            verdict = await self.handler.handle(call)
+        assert verdict is not None  # no scope: never withdrawn
+        result = _read(call.event, call.input, verdict, logs)
+        encoded = built.dialect.encode(verdict, call)
+        return dataclasses.replace(result, agent=agent, payload=built.payload, encoded=encoded)
 
     async def _ask(
         self, tool_name: str, tool_input: JsonObject | None, context: Mapping[str, Any]

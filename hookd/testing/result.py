@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hookd.agents import Encoded
+
 __all__ = ["Decision", "FireResult", "HookOutcome", "decision_of"]
 
 Decision = Literal["allow", "deny", "ask", "defer", "block", "none"]
@@ -57,7 +59,10 @@ class FireResult:
     """One event fired at a hooks module, read like the CLI reads the answer.
 
     ``output`` is the merged output as sent; ``hooks`` has each selected hook's
-    own outcome, in registration order. A hook that failed under
+    own outcome, in registration order. Fired with ``agent="gemini"`` (...),
+    ``payload`` is the agent's own payload, ``input`` the hook's (Claude's)
+    input decoded from it, and ``encoded`` the stdout and exit code the agent
+    would receive. A hook that failed under
     ``on_failure="block"`` reads as the blocking answer (a deny on PreToolUse),
     as in production.
     """
@@ -67,6 +72,9 @@ class FireResult:
     output: JsonObject
     hooks: tuple[HookOutcome, ...] = ()
     conflicts: tuple[JsonObject, ...] = field(default=())
+    agent: str = "claude"
+    payload: JsonObject | None = None  # what the agent sent (fired with ``agent=``)
+    encoded: Encoded | None = None  # what the agent receives (fired with ``agent=``)
 
     @property
     def decision(self) -> Decision:

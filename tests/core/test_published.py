@@ -60,7 +60,8 @@ def test_the_committed_file_is_what_the_code_generates(name: str) -> None:
 
 
 def test_no_stray_schema_files() -> None:
-    on_disk = sorted(str(p.relative_to(SCHEMAS).with_suffix("")) for p in SCHEMAS.rglob("*.json"))
+    found = (str(p.relative_to(SCHEMAS).with_suffix("")) for p in SCHEMAS.rglob("*.json"))
+    on_disk = sorted(n for n in found if not n.startswith("agents/"))  # written by hand
     assert on_disk == sorted(schema_names())
 
 

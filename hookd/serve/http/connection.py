@@ -22,7 +22,8 @@ import structlog
 import trio
 
 from hookd.serve.http import sockio
-from hookd.serve.http.answer import HttpAnswers
+from hookd.serve.http.agent_answer import AgentAnswer, AgentAnswers
+from hookd.serve.http.answer import HookAnswer, HttpAnswers
 from hookd.serve.http.codec import NEED_DATA, Codec, Head, Phase, Refusal, Request
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.gate import AUTH_FAILURE_DELAY_S, Gate, Route
@@ -48,6 +49,7 @@ class Server(Protocol):
     config: HttpConfig
     gate: Gate
     hooks: HttpAnswers
+    agents: AgentAnswers
     recorder: SessionRecordings | None
 
     def activity(self, delta: int) -> None: ...
@@ -123,12 +125,18 @@ class Connection:
         try:
             if server.recorder is not None:
                 server.recorder.request(self.number, request)
-            answer = await server.hooks.post(route.event, request.body)
+            if route.kind == "agent":
+                answer: HookAnswer | AgentAnswer = await server.agents.post(
+                    route.event or "", request.body
+                )
+            else:
+                answer = await server.hooks.post(route.event, request.body)
             if server.recorder is not None:
                 server.recorder.answer(self.number, answer.status, answer.body)
         finally:
             server.activity(-1)
-        await self._send(self.codec.answer(answer.status, answer.body, extra=route.extra))
+        extra = route.extra + (answer.headers if isinstance(answer, AgentAnswer) else ())
+        await self._send(self.codec.answer(answer.status, answer.body, extra=extra))
         return self.codec.next_cycle()
 
     async def _refuse_or_close(self, event: object) -> bool:

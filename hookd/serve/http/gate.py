@@ -31,6 +31,7 @@ AUTH_FAILURE_DELAY_S: Final = 0.2
 
 _HOOK_PATH: Final = re.compile(rb"/hook/([A-Za-z][A-Za-z0-9_]{0,63})")
 _RECORD_PATHS: Final = {b"/record/start": "start", b"/record/stop": "stop"}
+_AGENT_PATH: Final = re.compile(rb"/agent/([a-z]{1,32}/[A-Za-z][A-Za-z0-9_]{0,63})")
 _HOST_PORT: Final = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[^:\[\]]+))(?::\d{1,5})?")
 _LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost."})
 _HOST_CACHE: Final = 256
@@ -40,9 +41,9 @@ Extra = tuple[tuple[bytes, bytes], ...]
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """Where an accepted request goes: ``hook`` (with its URL event), ``status``, or
-    ``record`` (with ``start`` or ``stop`` as its event); ``extra`` holds headers for its
-    answer (the proof)."""
+    """Where an accepted request goes: ``hook`` (with its URL event), ``agent`` (with
+    ``agent/AgentEvent``), ``status``, or ``record`` (with ``start`` or ``stop`` as its
+    event); ``extra`` holds headers for its answer (the proof)."""
 
     kind: str
     event: str | None = None
@@ -150,8 +151,12 @@ class Gate:
         if action is not None:
             return Route("record", action) if head.method == b"POST" else _POST_ONLY
         found = _HOOK_PATH.fullmatch(path)
-        if found is None:
+        agent = _AGENT_PATH.fullmatch(path) if found is None else None
+        if found is None and agent is None:
             return Refusal(404, "no such path: hooks are posted to /hook/<EventName>")
         if head.method != b"POST":
             return Refusal(405, "hooks are posted: use POST")
+        if agent is not None:
+            return Route("agent", agent[1].decode())
+        assert found is not None
         return Route("hook", found[1].decode())

@@ -21,6 +21,7 @@ import msgspec
 import structlog
 import trio
 
+from hookd.serve.http.agent_answer import AgentAnswers
 from hookd.serve.http.answer import HttpAnswers
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.connection import Connection
@@ -46,6 +47,7 @@ class HttpServer:
         recorder: SessionRecordings | None = None,
     ) -> None:
         self.hooks = hooks
+        self.agents = AgentAnswers(hooks.handler)  # one handler: the same stats and state
         self.gate = gate
         self.config = config
         self.recorder = recorder

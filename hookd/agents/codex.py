@@ -1,0 +1,162 @@
+"""Codex (``@openai/codex``): Claude's event and tool names, closed output schemas.
+
+Codex sends Claude Code's event names and calls its shell tool ``Bash``
+(mapped from its own ``exec_command``), so the tables are short. Its output
+schemas are closed, and an output it rejects counts as a failed hook, which
+lets the tool run; so the encoder writes only what each event accepts
+(``schemas/agents/codex/*.json`` says it as JSON Schema, checked by the tests).
+
+==============================  ============================================================
+Claude answer (merged)          what Codex receives
+==============================  ============================================================
+PreToolUse deny + reason        ``hookSpecificOutput.permissionDecision: "deny"`` + reason
+                                (a reason is required: hookd supplies one when a hook gave none)
+PreToolUse ask / defer          ``ask``: a deny whose reason says the call needs the user's
+                                approval (Codex has no ask); ``defer``: no output
+PreToolUse allow                no output (a bare allow is invalid in Codex)
+PreToolUse allow + updatedInput ``permissionDecision: "allow"`` + ``updatedInput``
+PreToolUse continue: false      a deny with ``stopReason`` as the reason (invalid there)
+PermissionRequest deny / allow  ``decision.behavior`` (a deny with a ``message``, always);
+                                ``continue: false`` there is a deny
+additionalContext               ``hookSpecificOutput.additionalContext``
+decision: block (other events)  ``decision: "block"`` + ``reason`` (Stop: keep going)
+continue: false (other events)  ``continue: false`` + ``stopReason``
+systemMessage                   ``systemMessage``
+hookd cannot answer             blocking event: exit 2 + one line on stderr; else exit 1
+==============================  ============================================================
+
+Codex's ``Interrupt`` has no Claude counterpart (unsupported).
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, Final
+
+from hookd.agents.dialect import Dialect, Encoded, Intent, dumps, failed_closed
+from hookd.engine.handler import HookCall
+from hookd.engine.verdict import Verdict
+
+__all__ = ["APPROVAL_NEEDED", "DEFAULT_REASON", "DIALECT"]
+
+EVENTS: Final = MappingProxyType(
+    {
+        name: name
+        for name in (
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "UserPromptSubmit",
+            "Stop",
+            "SubagentStart",
+            "SubagentStop",
+            "SessionStart",
+            "SessionEnd",
+            "PreCompact",
+            "PostCompact",
+        )
+    }
+)
+#: Codex already names its shell tool ``Bash`` in hook payloads (its own ``exec_command``).
+TOOLS: Final = MappingProxyType[str, str]({})
+
+DEFAULT_REASON: Final = "denied by a hookd hook"
+APPROVAL_NEEDED: Final = "this call needs the user's approval, which a Codex hook cannot ask for"
+#: Events whose hookSpecificOutput may carry additionalContext.
+_CONTEXT: Final = frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart"})
+
+
+def _tool_decision(intent: Intent) -> tuple[str | None, str | None]:
+    """The PreToolUse decision Codex can take, and its reason."""
+    if intent.halt:
+        return "deny", intent.stop_reason
+    if intent.block:
+        return "deny", intent.block_reason
+    if intent.decision == "ask":
+        reason = f"{APPROVAL_NEEDED}: {intent.reason}" if intent.reason else APPROVAL_NEEDED
+        return "deny", reason
+    if intent.decision == "deny":
+        return "deny", intent.reason
+    if intent.updated_input is not None and intent.decision in (None, "allow"):
+        return "allow", None
+    return None, None
+
+
+def _pre_tool_use(intent: Intent) -> dict[str, Any]:
+    specific: dict[str, Any] = {}
+    decision, reason = _tool_decision(intent)
+    if decision == "deny":
+        specific["permissionDecision"] = "deny"
+        specific["permissionDecisionReason"] = reason or DEFAULT_REASON
+    elif decision == "allow":
+        specific["permissionDecision"] = "allow"
+        specific["updatedInput"] = intent.updated_input
+    if intent.context:
+        specific["additionalContext"] = intent.context
+    out: dict[str, Any] = {}
+    if specific:
+        out["hookSpecificOutput"] = {"hookEventName": "PreToolUse", **specific}
+    if intent.system_message:
+        out["systemMessage"] = intent.system_message
+    return out
+
+
+def _permission_request(intent: Intent) -> dict[str, Any]:
+    decision: dict[str, Any] = {}
+    if intent.halt or intent.decision == "deny":
+        reason = intent.reason or intent.stop_reason or DEFAULT_REASON
+        decision = {"behavior": "deny", "message": reason}
+    elif intent.decision == "allow":
+        decision = {"behavior": "allow"}
+        if intent.updated_input is not None:
+            decision["updatedInput"] = intent.updated_input
+    out = _universal(intent, halt=False)
+    if decision:
+        out["hookSpecificOutput"] = {"hookEventName": "PermissionRequest", "decision": decision}
+    return out
+
+
+def _universal(intent: Intent, *, halt: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if halt and intent.halt:
+        out["continue"] = False
+        if intent.stop_reason:
+            out["stopReason"] = intent.stop_reason
+    if intent.system_message:
+        out["systemMessage"] = intent.system_message
+    return out
+
+
+def _other(intent: Intent) -> dict[str, Any]:
+    out = _universal(intent)
+    if intent.block:
+        out["decision"] = "block"
+        out["reason"] = intent.block_reason or DEFAULT_REASON
+    if intent.context and intent.event in _CONTEXT:
+        out["hookSpecificOutput"] = {
+            "hookEventName": intent.event,
+            "additionalContext": intent.context,
+        }
+    return out
+
+
+_BY_EVENT: Final = {"PreToolUse": _pre_tool_use, "PermissionRequest": _permission_request}
+
+
+def encode(verdict: Verdict, call: HookCall) -> Encoded:
+    """The smallest output Codex's closed schema for the event accepts."""
+    failed = failed_closed(verdict, "Codex")
+    if failed is not None:
+        return failed
+    intent = Intent.of(verdict)
+    return Encoded(dumps(_BY_EVENT.get(verdict.event, _other)(intent)))
+
+
+def _unshape(data: dict[str, Any]) -> dict[str, Any]:
+    """Codex's own fields beside Claude's (the kit's payloads)."""
+    data.setdefault("turn_id", "turn-1")
+    data.setdefault("model", "gpt-5-codex")
+    return data
+
+
+DIALECT: Final = Dialect("codex", EVENTS, TOOLS, encode, unshape=_unshape)
