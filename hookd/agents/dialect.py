@@ -23,6 +23,7 @@ from typing import Annotated, Any, Final, get_args, get_origin
 
 import msgspec
 
+from hookd.blocking import BLOCKING_EVENTS
 from hookd.engine.handler import HookCall
 from hookd.engine.verdict import Verdict
 from hookd.events import EVENTS
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 #: Claude events whose call gates something: hookd failing to answer means "no".
-BLOCKING: Final = frozenset({"PreToolUse", "PermissionRequest", "UserPromptSubmit"})
+BLOCKING: Final = BLOCKING_EVENTS
 
 #: What the agent must send itself: without them the input is invalid (a blocking call fails
 #: closed) rather than a tool named "" that no matcher selects.

@@ -180,12 +180,12 @@ def _run_new(args: argparse.Namespace) -> int:
 
 def _run_daemon(args: argparse.Namespace) -> int:
     if args.subcommand in ("install", "uninstall"):
-        from hookd.daemon import install_cmd
+        from hookd.cli import install_commands
 
-        return int(getattr(install_cmd, f"{args.subcommand}_main")(args))
-    from hookd.daemon import commands
+        return int(getattr(install_commands, f"{args.subcommand}_main")(args))
+    from hookd.cli import daemon_commands
 
-    return int(getattr(commands, f"{args.subcommand}_main")(args))
+    return int(getattr(daemon_commands, f"{args.subcommand}_main")(args))
 
 
 def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> NoReturn:

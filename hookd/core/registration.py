@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from hookd.blocking import BLOCKING_EVENTS
 from hookd.core.matcher import MatcherError, compile_matcher
 from hookd.errors import HookdError
 from hookd.events.names import unknown_event
@@ -38,7 +39,7 @@ HookCallable = Callable[..., Any]
 
 DEFAULT_TIMEOUT_S = 30.0
 #: Events that block on a hook failure unless the matcher says otherwise.
-BLOCKING_BY_DEFAULT = frozenset({"PreToolUse", "PermissionRequest", "UserPromptSubmit"})
+BLOCKING_BY_DEFAULT = BLOCKING_EVENTS
 
 
 class RegistrationError(HookdError):

@@ -19,6 +19,7 @@ import os
 import sys
 from _operator import _compare_digest
 
+from hookd.blocking import BLOCKING_EVENTS
 from hookd.daemon.client import HOOK_TIMEOUT_S, Reply, Unreachable, request
 from hookd.daemon.fastup import quick_up
 from hookd.daemon.where import (
@@ -36,7 +37,7 @@ from hookd.daemon.where import (
     xdg_dirs,
 )
 
-__all__ = ["quick_call"]
+__all__ = ["quick_call", "shim_failure"]
 
 
 def quick_call(words: list[str]) -> int | None:
@@ -60,8 +61,6 @@ def quick_call(words: list[str]) -> int | None:
         sys.stdout.buffer.write(reply.body or b"{}")
         sys.stdout.flush()
         return 0
-    from hookd.daemon.commands import shim_failure
-
     detail = reply.body.decode(errors="replace").strip()[:500]
     return shim_failure(event, fail_open, f"the daemon answered HTTP {reply.status}: {detail}")
 
@@ -140,3 +139,12 @@ def _read(path: str) -> bytes:
 def _hand_over(body: bytes) -> None:
     """Give the input back as stdin, for the full command to read."""
     sys.stdin = io.TextIOWrapper(io.BytesIO(body))
+
+
+def shim_failure(event: str, fail_open: bool, message: str) -> int:
+    """Report a shim that got no answer: exit 2 (blocking) on a guarded event, else 1."""
+    if event in BLOCKING_EVENTS and not fail_open:
+        print(f"hookd call {event}: blocked: {message}", file=sys.stderr)
+        return 2
+    print(f"hookd call: error: {message}", file=sys.stderr)
+    return 1

@@ -22,7 +22,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from hookd.daemon.paths import DaemonPaths, read_key, read_token, rotate_token
+from hookd.daemon.paths import (
+    DaemonPaths,
+    port_field,
+    read_json,
+    read_key,
+    read_token,
+    rotate_token,
+)
 from hookd.daemon.probe import Running, alive, is_ours, probe, read_ready
 from hookd.daemon.where import HOST, RECORD_ID_ENV
 from hookd.errors import HookdError
@@ -36,6 +43,7 @@ __all__ = [
     "DaemonError",
     "Squatted",
     "StartOptions",
+    "daemon_port",
     "default_port",
     "ensure_up",
     "stop",
@@ -264,3 +272,14 @@ def _reaped(pid: int) -> bool:
     except ChildProcessError:
         return False
     return done == pid
+
+
+def daemon_port(paths: DaemonPaths, given: int | None) -> int:
+    """``given``, else the port of the module's install, of its running daemon, or its own."""
+    if given is not None:
+        return given
+    for source in (read_json(paths.record), read_json(paths.ready)):
+        port = port_field(source)
+        if port is not None:
+            return port
+    return default_port(paths)

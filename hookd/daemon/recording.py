@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hookd.daemon.client import Reply, Unreachable, request
-from hookd.daemon.commands import daemon_port
 from hookd.daemon.install import InstallError, read_settings, settings_file
-from hookd.daemon.lifecycle import DaemonError, StartOptions, ensure_up
+from hookd.daemon.lifecycle import DaemonError, StartOptions, daemon_port, ensure_up
 from hookd.daemon.paths import DaemonPaths, PathError, daemon_paths, module_path, read_token
 from hookd.daemon.probe import challenge, proven, ready_pid
 from hookd.daemon.settings import is_ours

@@ -13,6 +13,7 @@ import http.client
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,15 @@ def _read_fifo(fifo: Path, count: int) -> dict[str, dict[str, Any]]:
         with fifo.open() as reader:  # blocks until the next hook opens it
             lines += reader.read().splitlines()
     return {r["kind"]: r for r in map(json.loads, lines)}
+
+
+def _wait_for(log: Path, count: int, within_s: float = 20.0) -> None:
+    """Until ``log`` holds ``count`` reports, or ``within_s`` passes (the asserts say why)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if log.exists() and len(log.read_text().splitlines()) >= count:
+            return
+        time.sleep(0.02)
 
 
 def _check(report: dict[str, Any]) -> None:
@@ -97,6 +107,7 @@ def test_http_hooks_end_at_the_deadline_they_were_shown(tmp_path: Path) -> None:
                 body = json.loads(reply.read())
                 assert body["hookSpecificOutput"]["permissionDecision"] == "deny"
             conn.close()
+            _wait_for(log, 2)  # the thread's clean-up runs after its answer: keep the daemon up
     finally:
         del os.environ["DEADLINE_LOG"]
     reports = _reports(log)

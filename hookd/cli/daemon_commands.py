@@ -13,11 +13,12 @@ import sys
 from pathlib import Path
 
 from hookd.daemon.client import HOOK_TIMEOUT_S, Reply, Unreachable, request
+from hookd.daemon.fastcall import shim_failure
 from hookd.daemon.lifecycle import (
     DaemonError,
     Squatted,
     StartOptions,
-    default_port,
+    daemon_port,
     ensure_up,
     stop,
 )
@@ -27,7 +28,6 @@ from hookd.daemon.paths import (
     daemon_paths,
     known_daemons,
     module_path,
-    port_field,
     read_json,
     read_token,
 )
@@ -35,10 +35,7 @@ from hookd.daemon.probe import Running, challenge, probe, proven, ready_pid
 from hookd.daemon.where import HOST, MIN_TOKEN_CHARS, RECORD_HEADER, RECORD_ID_ENV, TOKEN_ENV
 from hookd.errors import HookdError
 
-__all__ = ["call_main", "daemon_port", "down_main", "shim_failure", "status_main", "up_main"]
-
-#: Events a failed shim blocks (exit 2); elsewhere a failure is a non-blocking error (exit 1).
-_BLOCKING = frozenset({"PreToolUse", "PermissionRequest", "UserPromptSubmit"})
+__all__ = ["call_main", "down_main", "status_main", "up_main"]
 
 
 class CommandError(HookdError):
@@ -69,17 +66,6 @@ def _token(paths: DaemonPaths, from_env: bool) -> str:
     stored = read_token(paths, create=True)
     assert stored is not None
     return stored
-
-
-def daemon_port(paths: DaemonPaths, given: int | None) -> int:
-    """``given``, else the port of the module's install, of its running daemon, or its own."""
-    if given is not None:
-        return given
-    for source in (read_json(paths.record), read_json(paths.ready)):
-        port = port_field(source)
-        if port is not None:
-            return port
-    return default_port(paths)
 
 
 def _options(paths: DaemonPaths, args: argparse.Namespace) -> StartOptions:
@@ -156,14 +142,6 @@ def _state_error(exc: OSError) -> str:
 
 def _shim_failure(args: argparse.Namespace, message: str) -> int:
     return shim_failure(args.event, args.fail_open, message)
-
-
-def shim_failure(event: str, fail_open: bool, message: str) -> int:
-    """Report a shim that got no answer: exit 2 (blocking) on a guarded event, else 1."""
-    if event in _BLOCKING and not fail_open:
-        print(f"hookd call {event}: blocked: {message}", file=sys.stderr)
-        return 2
-    return _fail("call", message)
 
 
 def _targets(hooks: str | None) -> list[DaemonPaths]:
