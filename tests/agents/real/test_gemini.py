@@ -53,6 +53,12 @@ BLOCKED = "Tool execution blocked: hookd-guard: rm -rf is not allowed here (aske
 CONTEXT = "hookd-guard is watching this session"
 #: Gemini's names for the guard's events (UserPromptSubmit, PreToolUse).
 EVENTS = ("BeforeAgent", "BeforeTool")
+#: The project's own settings before hookd is installed: a setting and a hook of the user's.
+OWN_SETTINGS = {
+    "ui": {"hideTips": True},
+    "hooks": {"AfterTool": [{"matcher": "run_shell_command", "hooks": [
+        {"type": "command", "command": "echo after >> own-hook.log", "timeout": 5000}]}]},
+}  # fmt: skip
 
 Json = dict[str, Any]
 
@@ -151,6 +157,8 @@ def _session(root: Path) -> Session:
     victim = box.project / "victim" / "keep.txt"
     victim.parent.mkdir()
     victim.write_text("still here\n")
+    (box.project / ".gemini").mkdir()
+    (box.project / ".gemini" / "settings.json").write_text(json.dumps(OWN_SETTINGS, indent=2))
     return Session(box, module, _free_port())
 
 
@@ -198,6 +206,14 @@ def test_a_harmless_command_still_runs(guarded: tuple[Session, Run]) -> None:
     session, run = guarded
     assert (session.box.project / "made.txt").read_text() == "ran\n"
     assert [r["status"] for r in run.tool_results()] == ["error", "success"]
+
+
+@pytest.mark.req("R-A30")
+def test_the_users_own_hook_runs_beside_hookds(guarded: tuple[Session, Run]) -> None:
+    session, run = guarded
+    assert (session.box.project / "own-hook.log").read_text() == "after\n"  # the call that ran
+    ran = {(c["hook_event_name"], c["hook_name"]) for c in run.hook_calls()}
+    assert ("AfterTool", "echo after >> own-hook.log") in ran
 
 
 @pytest.mark.req("R-A31")
