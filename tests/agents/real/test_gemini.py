@@ -211,6 +211,9 @@ def test_a_harmless_command_still_runs(guarded: tuple[Session, Run]) -> None:
 @pytest.mark.req("R-A30")
 def test_the_users_own_hook_runs_beside_hookds(guarded: tuple[Session, Run]) -> None:
     session, run = guarded
+    settings = json.loads((session.box.project / ".gemini" / "settings.json").read_text())
+    assert settings["ui"] == OWN_SETTINGS["ui"]
+    assert settings["hooks"]["AfterTool"] == OWN_SETTINGS["hooks"]["AfterTool"]
     assert (session.box.project / "own-hook.log").read_text() == "after\n"  # the call that ran
     ran = {(c["hook_event_name"], c["hook_name"]) for c in run.hook_calls()}
     assert ("AfterTool", "echo after >> own-hook.log") in ran
