@@ -350,3 +350,26 @@ def test_uninstall_of_one_agent_keeps_the_others(box: Box, module: Path) -> None
     assert (box.project / ".claude" / "settings.local.json").is_file()
     done = hookd(box, "uninstall", ".claude/hooks.py")  # claude
     assert "the daemon keeps serving .qwen/settings.json" in done.stdout
+
+
+@pytest.mark.req("R-A13")
+def test_a_module_with_nothing_an_agent_sends_is_one_line(box: Box, module: Path) -> None:
+    module.write_text(
+        "from hookd import HookMatcher\n\n\nasync def quiet(i, t, c):\n    return None\n\n\n"
+        'hooks = {"PermissionRequest": [HookMatcher(hooks=[quiet])]}\n'
+    )
+    done = hookd(box, "install", "--agent", "gemini", ".claude/hooks.py", "--no-start")
+    assert done.returncode == 1
+    assert error_lines(done) == [
+        f"hookd install: error: {module} has no hooks for an event gemini sends"
+    ]
+    assert not (box.project / FILES["gemini"]).exists() and box.daemon_dirs() == []
+
+
+@pytest.mark.req("R-A09")
+def test_install_help_names_the_agents() -> None:
+    done = subprocess.run([HOOKD, "install", "--help"], capture_output=True, text=True,
+                          timeout=60, check=True)  # fmt: skip
+    text = " ".join(done.stdout.split())
+    assert "--agent AGENT" in text and "codex, gemini, copilot, qwen, or all" in text
+    assert "hookd-agent.sh" in text and ".codex/hooks.json" in text
