@@ -54,7 +54,7 @@ CONTEXT = "hookd-guard is watching this session"
 #: Gemini's names for the guard's events (UserPromptSubmit, PreToolUse).
 EVENTS = ("BeforeAgent", "BeforeTool")
 #: The project's own settings before hookd is installed: a setting and a hook of the user's.
-OWN_SETTINGS = {
+OWN_SETTINGS: dict[str, Any] = {
     "ui": {"hideTips": True},
     "hooks": {"AfterTool": [{"matcher": "run_shell_command", "hooks": [
         {"type": "command", "command": "echo after >> own-hook.log", "timeout": 5000}]}]},
