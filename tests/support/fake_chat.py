@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -91,11 +91,16 @@ class FakeChat:
     """The fake server; a context manager serving it from a daemon thread.
 
     ``commands`` are run one per model turn through the client's shell tool, then the model
-    says ``done``. ``base_url`` (ending in ``/v1``) is valid inside the ``with`` block.
+    says ``done``. ``on_request``, when given, is called with each request's body before it is
+    answered (to change the world between the client's hooks). ``base_url`` (ending in
+    ``/v1``) is valid inside the ``with`` block.
     """
 
-    def __init__(self, commands: Sequence[str]) -> None:
+    def __init__(
+        self, commands: Sequence[str], on_request: Callable[[JsonObject], None] | None = None
+    ) -> None:
         self.commands = list(commands)
+        self.on_request = on_request
         self._lock = threading.Lock()
         self._requests: list[JsonObject] = []
         self._ids = itertools.count(1)
@@ -132,6 +137,8 @@ class FakeChat:
     def answer(self, request: JsonObject) -> Answer:
         with self._lock:
             self._requests.append(request)
+        if self.on_request is not None:
+            self.on_request(request)
         turn, function = assistant_turns(request), shell_tool(request)
         if function is None or turn >= len(self.commands):
             return Answer(FINAL_TEXT)

@@ -2,11 +2,11 @@
 
 A :class:`Guarded` project is a private home (``tests.daemon.support.Box``) holding a copy of
 ``conformance/hooks/agents_guard.py`` and that module's daemon, started with the console
-script ``hookd up MODULE --port PORT``. Each agent's test module writes the agent's hooks config
-pointing at the daemon (its ``_install``), runs the real CLI against a :class:`FakeChat` and
-looks at the files the commands would touch.
+script ``hookd up MODULE --port PORT``. The agent's hooks config is the one the console script
+``hookd install --agent AGENT MODULE`` writes; each agent's test module runs the real CLI
+against a :class:`FakeChat` and looks at the files the commands would touch.
 
-With ``HOOKD_RECORD_AGENTS=1`` the hook command runs under ``recorder.py``, and
+With ``HOOKD_RECORD_AGENTS=1`` each hook command runs under ``recorder.py``, and
 :func:`write_transcript` turns the recorded calls into ``conformance/transcripts/agents/``.
 """
 
@@ -31,7 +31,6 @@ from tests.daemon.support import Box, hookd
 from tests.support.agent_clis import PINNED
 
 __all__ = [
-    "DEADLINE_S",
     "GUARD",
     "REASON",
     "RECORDING",
@@ -47,8 +46,6 @@ TRANSCRIPTS = ROOT / "conformance" / "transcripts" / "agents"
 RECORDER = Path(__file__).with_name("recorder.py")
 #: The guard's reason for a denied ``rm -rf`` (the agent's name follows it).
 REASON = "hookd-guard: rm -rf is not allowed here"
-#: The shim's own deadline; the agents' hook timeouts leave room above it.
-DEADLINE_S = 55
 #: A whole CLI session against the fake model: start-up, two tool calls, the last answer.
 CLI_TIMEOUT_S = 120.0
 RECORDING = os.environ.get("HOOKD_RECORD_AGENTS") == "1"
@@ -69,13 +66,19 @@ class Guarded:
         key = module_key(str(self.module.resolve()))
         return Path(token_file(state_dir(str(self.box.state / "hookd"), key)))
 
-    def command(self, target: str) -> str:
-        """The hook command for ``agent/AgentEvent``: the shim, failing closed."""
-        words = ["bash", SHIM, str(self.port), str(self.token_file), target, str(DEADLINE_S),
-                 "closed"]  # fmt: skip
+    def install(self, agent: str) -> None:
+        """``hookd install --agent AGENT MODULE`` (the console script), then, when recording,
+        every hook command it wrote runs under the recorder."""
+        done = hookd(self.box, "install", "--agent", agent, str(self.module), "--port",
+                     str(self.port))  # fmt: skip
+        assert done.returncode == 0, done.stderr
         if self.record is not None:
-            words = [sys.executable, str(RECORDER), str(self.record), target.split("/")[1], *words]
-        return shlex.join(words)
+            for path in self.box.project.glob(_CONFIGS[agent]):
+                path.write_text(json.dumps(_recorded(json.loads(path.read_text()), self.record)))
+
+    def uninstall(self, agent: str) -> None:
+        done = hookd(self.box, "uninstall", "--agent", agent, str(self.module))
+        assert done.returncode == 0, done.stderr
 
     def up(self) -> None:
         done = hookd(self.box, "up", str(self.module), "--port", str(self.port))
@@ -84,6 +87,26 @@ class Guarded:
     def down(self) -> None:
         done = hookd(self.box, "down")
         assert done.returncode == 0, done.stderr
+
+
+#: Where ``hookd install --agent`` writes each agent's hooks, in the project.
+_CONFIGS = {"copilot": ".github/hooks/*.json", "qwen": ".qwen/settings.json"}
+
+
+def _recorded(value: Any, out: Path) -> Any:
+    """``value`` with each command hook's command run under the recorder, appending to ``out``."""
+    if isinstance(value, list):
+        return [_recorded(item, out) for item in value]
+    if not isinstance(value, dict):
+        return value
+    value = {key: _recorded(item, out) for key, item in value.items()}
+    for key in ("bash", "command"):
+        command = value.get(key) if value.get("type") == "command" else None
+        words = shlex.split(command, comments=True) if isinstance(command, str) else []
+        if words[:2] == ["bash", SHIM]:  # bash SHIM PORT TOKEN_FILE AGENT/EVENT ...
+            event = words[4].split("/")[1]
+            value[key] = shlex.join([sys.executable, str(RECORDER), str(out), event, *words])
+    return value
 
 
 @contextmanager

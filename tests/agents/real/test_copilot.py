@@ -22,21 +22,21 @@ from tests.agents.real.session import (
     write_transcript,
 )
 from tests.support.agent_clis import agent_cli, cache_root
-from tests.support.fake_chat import FakeChat
+from tests.support.fake_chat import FakeChat, JsonObject
 
 AGENT = "copilot"
-#: Copilot's own hook timeout (s): above the shim's deadline, so the shim answers first.
-HOOK_TIMEOUT_S = 60
+#: Where ``hookd install --agent copilot`` writes, in the project.
+CONFIG = ".github/hooks/hookd.json"
+
+
+def _install_path(g: Guarded) -> Path:
+    return g.box.project / CONFIG
 
 
 def _install(g: Guarded) -> Path:
-    """The project's ``.github/hooks/hookd.json``: every tool call through the shim."""
-    entry = {"type": "command", "bash": g.command(f"{AGENT}/preToolUse"),
-             "timeoutSec": HOOK_TIMEOUT_S}  # fmt: skip
-    path = g.box.project / ".github" / "hooks" / "hookd.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"version": 1, "hooks": {"preToolUse": [entry]}}, indent=2))
-    return path
+    """``hookd install --agent copilot MODULE``: the project's ``.github/hooks/hookd.json``."""
+    g.install(AGENT)
+    return _install_path(g)
 
 
 def copilot(g: Guarded, fake: FakeChat) -> str:
@@ -102,11 +102,35 @@ def test_with_the_daemon_down_and_unable_to_start_the_call_is_still_blocked(
 ) -> None:
     with guarded(tmp_path) as g:
         _install(g)
-        g.down()
-        g.module.unlink()  # nothing to serve: no daemon can start for it
         kept = victim(g)
-        with FakeChat([f"rm -rf {kept.parent}"]) as fake:
+
+        def daemon_gone(request: JsonObject) -> None:  # after the prompt's hook, before the tool
+            if g.module.exists():
+                g.down()
+                g.module.unlink()  # nothing to serve: the shim's `hookd up` cannot start one
+
+        with FakeChat([f"rm -rf {kept.parent}"], on_request=daemon_gone) as fake:
             copilot(g, fake)
         assert kept.read_text() == "still here\n"
         (result,) = fake.tool_results()
-        assert result.startswith("Denied by preToolUse hook")
+        assert result == "Denied by preToolUse hook: hook exited with code 2"
+
+
+@pytest.mark.req("R-A43")
+def test_uninstall_leaves_the_users_own_hooks_as_they_were(tmp_path: Path) -> None:
+    with guarded(tmp_path) as g:
+        log = g.box.root / "mine.log"
+        own = {"version": 1, "disableAllHooks": False,
+         "hooks": {"preToolUse": [{"type": "command", "bash": f"echo mine >> {log}",
+                                   "timeoutSec": 5}]}}  # fmt: skip
+        config = _install_path(g)
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps(own, indent=2))
+        _install(g)
+        kept = victim(g)
+        with FakeChat([f"rm -rf {kept.parent}", "echo hi"]) as fake:
+            copilot(g, fake)
+        assert kept.exists()  # hookd's entry and the user's run side by side
+        assert log.read_text() == "mine\nmine\n"
+        g.uninstall(AGENT)
+        assert json.loads(config.read_text()) == own

@@ -23,21 +23,21 @@ from tests.agents.real.session import (
     write_transcript,
 )
 from tests.support.agent_clis import agent_cli
-from tests.support.fake_chat import FakeChat
+from tests.support.fake_chat import FakeChat, JsonObject
 
 AGENT = "qwen"
-#: Qwen's own hook timeout: seconds below 1000 (it reads 1000 and more as milliseconds).
-HOOK_TIMEOUT_S = 60
+#: Where ``hookd install --agent qwen`` writes, in the project.
+CONFIG = ".qwen/settings.json"
+
+
+def _install_path(g: Guarded) -> Path:
+    return g.box.project / CONFIG
 
 
 def _install(g: Guarded) -> Path:
-    """The project's ``.qwen/settings.json``: every tool call through the shim."""
-    entry = {"type": "command", "command": g.command(f"{AGENT}/PreToolUse"),
-             "timeout": HOOK_TIMEOUT_S}  # fmt: skip
-    path = g.box.project / ".qwen" / "settings.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}, indent=2))
-    return path
+    """``hookd install --agent qwen MODULE``: the project's ``.qwen/settings.json``."""
+    g.install(AGENT)
+    return _install_path(g)
 
 
 def qwen(g: Guarded, fake: FakeChat) -> str:
@@ -50,6 +50,13 @@ def qwen(g: Guarded, fake: FakeChat) -> str:
     }
     argv = [str(agent_cli(AGENT)), "--yolo", "-o", "stream-json", "run the commands"]
     return run_cli(argv, g, env)
+
+
+def tool_results(stream: str) -> list[str]:
+    """The tool results in Qwen's stream-json output (what it gives the model)."""
+    events = [json.loads(line) for line in stream.splitlines() if line.startswith("{")]
+    return [block["content"] for e in events if e.get("type") == "user"
+            for block in e["message"]["content"] if block.get("type") == "tool_result"]  # fmt: skip
 
 
 def victim(g: Guarded) -> Path:
@@ -96,11 +103,39 @@ def test_with_the_daemon_down_and_unable_to_start_the_call_is_still_blocked(
 ) -> None:
     with guarded(tmp_path) as g:
         _install(g)
-        g.down()
-        g.module.unlink()  # nothing to serve: no daemon can start for it
         kept = victim(g)
-        with FakeChat([f"rm -rf {kept.parent}"]) as fake:
-            qwen(g, fake)
+
+        def daemon_gone(request: JsonObject) -> None:  # after the prompt's hook, before the tool
+            if g.module.exists():
+                g.down()
+                g.module.unlink()  # nothing to serve: the shim's `hookd up` cannot start one
+
+        with FakeChat([f"rm -rf {kept.parent}"], on_request=daemon_gone) as fake:
+            stream = qwen(g, fake)
         assert kept.read_text() == "still here\n"
-        (result,) = fake.tool_results()
+        (result,) = tool_results(stream)
         assert result.startswith("hookd: the hookd daemon is not running")
+        assert "did not start" in result
+        # Qwen sends the tool's result on after a UserPromptSubmit, which the shim also refuses:
+        # the model is not asked again.
+        assert len(fake.requests) == 1
+
+
+@pytest.mark.req("R-A52")
+def test_uninstall_leaves_the_users_own_hooks_as_they_were(tmp_path: Path) -> None:
+    with guarded(tmp_path) as g:
+        log = g.box.root / "mine.log"
+        own = {"$version": 4,
+         "hooks": {"PreToolUse": [{"matcher": "run_shell_command", "hooks": [
+             {"type": "command", "command": f"echo mine >> {log}", "timeout": 5}]}]}}  # fmt: skip
+        config = _install_path(g)
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps(own, indent=2))
+        _install(g)
+        kept = victim(g)
+        with FakeChat([f"rm -rf {kept.parent}", "echo hi"]) as fake:
+            qwen(g, fake)
+        assert kept.exists()  # hookd's entry and the user's run side by side
+        assert log.read_text() == "mine\nmine\n"
+        g.uninstall(AGENT)
+        assert json.loads(config.read_text()) == own
