@@ -15,7 +15,9 @@ from hookd.daemon.paths import (
     daemon_paths,
     forget,
     module_path,
+    read_json,
     read_token,
+    write_private,
 )
 from hookd.daemon.project import git_note, project_root
 
@@ -48,9 +50,25 @@ def install_main(args: argparse.Namespace) -> int:
     if done.note is not None:
         print(f"hookd: {done.note}")
     _report(done, args.scope)
+    changed = _remember_shadow(paths, args.shadow)
     if args.no_start:
         return 0
+    if changed:
+        stop(paths)  # the daemon starts again with --shadow, or without it
     return _start(paths, done, args.idle_exit)
+
+
+def _remember_shadow(paths: DaemonPaths, shadow: bool) -> bool:
+    """Keep ``--shadow`` in the install record (every start of the daemon reads it);
+    True when it changed."""
+    import json
+
+    record = read_json(paths.record) or {}
+    if bool(record.get("shadow")) == shadow:
+        return False
+    record["shadow"] = shadow
+    write_private(paths.record, json.dumps(record, indent=2).encode())
+    return True
 
 
 def _install(module: Path, args: argparse.Namespace) -> tuple[DaemonPaths, Installed]:

@@ -163,7 +163,7 @@ Background = Callable[[RegistryHolder], Awaitable[None]]
 
 def run_http(options: HttpServeOptions, background: Sequence[Background] = ()) -> int:
     """Run ``hookd serve --http``; the exit status. ``background`` tasks run beside it."""
-    from hookd.serve.service import load_registry
+    from hookd.serve.service import decision_log, load_registry
 
     hooks_spec = options.load.hooks
     try:
@@ -198,10 +198,13 @@ def run_http(options: HttpServeOptions, background: Sequence[Background] = ()) -
     serve_args = _serve_args(hooks_spec)
     recorder = SessionRecordings(recorder_from_env(hooks_spec, serve_args), module, serve_args)
     server = HttpServer(hooks, gate, config, recorder=recorder)
+    hooks.handler.decisions = decision_log(options.decisions, module)
     try:
         error = _run_trio(server, options.ready_file, background, options.log_max_bytes)
     finally:
         recorder.close()
+        if hooks.handler.decisions is not None:
+            hooks.handler.decisions.close()
     if error is not None:
         reason = error.strerror or str(error)
         print(f"hookd serve: error: cannot listen on {options.address}: {reason}", file=sys.stderr)
@@ -241,6 +244,8 @@ async def _main(
 ) -> None:
     """Serve until a signal or the idle exit; the ready file exists while serving."""
     hookd_log.attach()
+    if server.hooks.handler.decisions is not None:
+        server.hooks.handler.decisions.attach()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_signals, nursery.cancel_scope)
         for task in background:
