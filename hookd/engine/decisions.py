@@ -82,7 +82,9 @@ class DecisionLog:
     # -- life ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the writer thread (it opens the store first)."""
+        """Open the store (a damaged one is reported, and moved aside, now), then start the
+        writer thread."""
+        self._write([])
         self._thread = threading.Thread(target=self._run, name="hookd-decisions", daemon=True)
         self._thread.start()
 
@@ -113,7 +115,6 @@ class DecisionLog:
     # -- the writer thread --------------------------------------------------------------
 
     def _run(self) -> None:
-        self._write([])  # open the store now: a damaged one is reported at start
         while True:
             batches = [self._queue.get()]
             while True:
