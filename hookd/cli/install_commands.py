@@ -44,13 +44,14 @@ def install_main(args: argparse.Namespace) -> int:
     """Write the settings entries, then start the daemon so open sessions work at once."""
     try:
         module = module_path(args.hooks)
+        before = read_json(daemon_paths(module, create=False).record) or {}
         paths, done = _install(module, args)
     except (PathError, InstallError, OSError) as exc:
         return _fail("install", exc)
     if done.note is not None:
         print(f"hookd: {done.note}")
     _report(done, args.scope)
-    changed = _remember_shadow(paths, args.shadow)
+    changed = _remember_shadow(paths, args.shadow, bool(before.get("shadow")))
     if args.no_start:
         return 0
     if changed:
@@ -58,17 +59,15 @@ def install_main(args: argparse.Namespace) -> int:
     return _start(paths, done, args.idle_exit)
 
 
-def _remember_shadow(paths: DaemonPaths, shadow: bool) -> bool:
+def _remember_shadow(paths: DaemonPaths, shadow: bool, before: bool) -> bool:
     """Keep ``--shadow`` in the install record (every start of the daemon reads it);
-    True when it changed."""
+    True when it differs from the install ``before``."""
     import json
 
     record = read_json(paths.record) or {}
-    if bool(record.get("shadow")) == shadow:
-        return False
     record["shadow"] = shadow
     write_private(paths.record, json.dumps(record, indent=2).encode())
-    return True
+    return shadow != before
 
 
 def _install(module: Path, args: argparse.Namespace) -> tuple[DaemonPaths, Installed]:

@@ -142,7 +142,8 @@ def _follow(
     while True:
         time.sleep(FOLLOW_S)
         rows = _select(conn, args, after=last)
-        if rows:
+        if rows:  # a new module version may have brought patterns of its own
+            redactor = Redactor(redaction_patterns(conn))
             _print(rows, args, redactor, header=False, conn=conn)
             last = rows[-1]["id"]
 

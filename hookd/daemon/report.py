@@ -71,7 +71,9 @@ def render(status: dict[str, Any], port: int) -> str:
 def _counts(counts: Any) -> str:
     if not isinstance(counts, dict) or not counts:
         return "none yet"
-    return ", ".join(f"{name} {n}" for name, n in sorted(counts.items(), key=lambda i: -i[1]))
+    return ", ".join(
+        f"{name} {n}" for name, n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))
+    )
 
 
 def _decisions(status: dict[str, Any]) -> list[str]:

@@ -1,13 +1,14 @@
 """The decision log's writer: off the request path, woken only when there is something to write.
 
 The handler calls :meth:`DecisionLog.note` with a small tuple (the call's
-pieces, the verdict, the module version) that goes on a list; nothing is
-computed or encoded there. When the trio loop is about to wait (an
-instrument's ``before_io_wait``, as :mod:`hookd.logs` does for log lines), the
-list is handed to a writer thread through a queue; the thread sleeps on that
-queue, so an idle server never wakes for it. The thread reads each verdict's
-decision (:mod:`hookd.decision.meaning`), counts it for ``GET /status``, and
-writes the batch to the store in one transaction.
+pieces, the verdict, the module version) that goes on a deque; nothing is
+computed or encoded there. The first note after a write wakes the writer
+thread (one queue put; the notes after it only append). The thread sleeps on
+that queue, so an idle server never wakes for it; once woken it lets
+:data:`GATHER_S` pass, so that a busy server's records go to disk in one
+transaction a few times a second, not one per answer. It then reads each
+verdict's decision (:mod:`hookd.decision.meaning`), counts it for ``GET
+/status``, and writes the batch to the store.
 
 A store that is not a database is moved aside (one error line) and a new one
 made. A locked one keeps the records waiting (at most :data:`MAX_WAITING`;
@@ -18,25 +19,30 @@ Answers never wait for any of it.
 
 from __future__ import annotations
 
+import collections
 import json
 import queue
 import threading
+import time
 from typing import Any, Final
 
 import msgspec
 import structlog
-import trio
 
 from hookd.decision.meaning import decision_of, failure_word
 from hookd.decision.store import Store, StoreError, move_aside
 from hookd.engine.verdict import Ran, Verdict
 
-__all__ = ["MAX_WAITING", "DecisionLog", "Noted"]
+__all__ = ["GATHER_S", "MAX_WAITING", "DecisionLog", "Noted"]
 
 log = structlog.get_logger("hookd.decisions")
 
 #: Records kept waiting while the store is locked; older ones are dropped past it.
 MAX_WAITING: Final = 100_000
+#: Seconds the woken writer lets pass before it writes what was noted meanwhile.
+GATHER_S: Final = 0.2
+#: Records turned into rows between two chances for the event loop to take the GIL.
+CHUNK: Final = 64
 _encoder: Final = msgspec.json.Encoder(enc_hook=repr)
 
 #: (UNIX time, event, agent, input, request id, verdict, module version, redaction
@@ -57,27 +63,23 @@ class DecisionLog:
         self.written = 0
         self.dropped = 0
         self.error: str | None = None
-        self._batch: list[Noted] = []
-        self._queue: queue.SimpleQueue[list[Noted] | None] = queue.SimpleQueue()
+        self._noted: collections.deque[Noted] = collections.deque()
+        self._woken = False
+        self._wake: queue.SimpleQueue[bool] = queue.SimpleQueue()  # True: write; False: stop
         self._waiting: list[tuple[Any, ...]] = []
         self._versions: set[str] = set()
         self._meta_items: dict[str, str] = {}  # written with the next batch
-        self._loop_thread: int | None = None
         self._thread: threading.Thread | None = None
 
     # -- the request path ---------------------------------------------------------------
 
     def note(self, noted: Noted) -> None:
-        """Keep one answer's record for the writer (a list append on the loop's thread)."""
-        self._batch.append(noted)
-        if threading.get_ident() != self._loop_thread:
-            self.flush()
-
-    def flush(self) -> None:
-        """Hand the noted records to the writer thread."""
-        if self._batch:
-            batch, self._batch = self._batch, []
-            self._queue.put(batch)
+        """Keep one answer's record for the writer: an append (and a wake-up, the first time
+        after a write)."""
+        self._noted.append(noted)
+        if not self._woken:
+            self._woken = True
+            self._wake.put(True)
 
     # -- life ---------------------------------------------------------------------------
 
@@ -88,18 +90,14 @@ class DecisionLog:
         self._thread = threading.Thread(target=self._run, name="hookd-decisions", daemon=True)
         self._thread.start()
 
-    def attach(self) -> None:
-        """Hand records over each time the running trio loop is about to wait (call in it)."""
-        self._loop_thread = threading.get_ident()
-        trio.lowlevel.add_instrument(_Handover(self))
-
     def close(self, timeout_s: float = 10.0) -> None:
         """Write what is left, then stop the writer thread."""
-        self.flush()
         if self._thread is not None:
-            self._queue.put(None)
+            self._wake.put(False)
             self._thread.join(timeout_s)
             self._thread = None
+        else:
+            self._write(self._drain())
         self.store.close()
 
     def status(self) -> dict[str, Any]:
@@ -116,18 +114,23 @@ class DecisionLog:
 
     def _run(self) -> None:
         while True:
-            batches = [self._queue.get()]
-            while True:
-                try:
-                    batches.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            rows = [
-                row for batch in batches if batch for noted in batch for row in self._rows(noted)
-            ]
-            self._write(rows)
-            if None in batches:
+            go_on = self._wake.get()
+            if go_on:
+                time.sleep(GATHER_S)
+            self._write(self._drain())
+            if not go_on:
                 return
+
+    def _drain(self) -> list[tuple[Any, ...]]:
+        """The rows of everything noted so far (the next note wakes the writer again)."""
+        self._woken = False
+        rows: list[tuple[Any, ...]] = []
+        noted = self._noted
+        while noted:
+            for _ in range(min(CHUNK, len(noted))):
+                rows += self._rows(noted.popleft())
+            time.sleep(0)  # let the event loop's thread have the GIL between chunks
+        return rows
 
     def _rows(self, noted: Noted) -> list[tuple[Any, ...]]:
         when, event, agent, input_data, request_id, verdict, version, redact, elapsed_ms = noted
@@ -144,7 +147,7 @@ class DecisionLog:
             tool if isinstance(tool, str) else None,
         )
         request = None if request_id is None else str(request_id)
-        raw = _encoder.encode(input_data).decode()
+        raw = _encoder.encode(input_data).decode()  # TEXT: JSON for any later reader
         rows = [(*head, *_main(verdict), round(elapsed_ms, 3), version, 0, request, raw)]
         self._count(self.counts, rows[0][6])
         for ran in verdict.shadow:
@@ -220,12 +223,23 @@ class DecisionLog:
             )
 
 
+_NOTHING: Final = ("", "none", "", None)
+
+
 def _main(verdict: Verdict) -> tuple[str, str, str, str | None]:
     """(hooks, decision, reason, failure) of the answer the agent got."""
+    if not verdict.ran and verdict.problem is None:
+        return _NOTHING  # no hook matched: the most common answer
     problem = verdict.problem
     if problem is not None:
         return "", "none", problem.message, problem.kind
     decision, reason = decision_of(verdict.output)
+    ran = verdict.ran
+    if len(ran) == 1 and not verdict.conflicts:  # one hook: it decided, or nothing did
+        only = ran[0]
+        failure = failure_word(only.answer.outcome) if only.answer.outcome != "ok" else None
+        named = decision != "none" or failure is not None
+        return (only.reg.name if named else ""), decision, reason, failure
     deciders = [ran for ran in verdict.ran if _decided(ran, decision)]
     failure = next((w for ran in verdict.ran if (w := failure_word(ran.answer.outcome))), None)
     if decision == "none":
@@ -237,18 +251,3 @@ def _main(verdict: Verdict) -> tuple[str, str, str, str | None]:
 
 def _decided(ran: Ran, decision: str) -> bool:
     return decision_of(ran.answer.payload)[0] == decision
-
-
-class _Handover(trio.abc.Instrument):
-    """Hands the noted records to the writer before the loop waits, and when it ends."""
-
-    def __init__(self, decisions: DecisionLog) -> None:
-        self.decisions = decisions
-
-    def before_io_wait(self, timeout: float) -> None:
-        if self.decisions._batch:
-            self.decisions.flush()
-
-    def after_run(self) -> None:
-        self.decisions.flush()
-        self.decisions._loop_thread = None

@@ -41,7 +41,6 @@ async def serve_fds(
     hookd_log.attach()
     server = Server(registry, config)
     if decisions is not None:
-        decisions.attach()
         server.handler.decisions = decisions
     server.prime(early)
     stop = trio.Event()

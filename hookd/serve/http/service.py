@@ -244,8 +244,6 @@ async def _main(
 ) -> None:
     """Serve until a signal or the idle exit; the ready file exists while serving."""
     hookd_log.attach()
-    if server.hooks.handler.decisions is not None:
-        server.hooks.handler.decisions.attach()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_signals, nursery.cancel_scope)
         for task in background:
