@@ -134,7 +134,12 @@ def _up(p: argparse.ArgumentParser) -> None:
 
 
 def _log(p: argparse.ArgumentParser) -> None:
-    _hooks(p, optional=True)
+    p.add_argument(
+        "hooks",
+        metavar="HOOKS",
+        nargs="?",
+        help="hooks file (default: the one module with a decision log)",
+    )
     p.add_argument(
         "--why",
         nargs="?",

@@ -105,8 +105,8 @@ def _redact_patterns(module: ModuleType, spec: str) -> tuple[str, ...]:
     import re
 
     patterns = getattr(module, "redact", None)
-    if patterns is None:
-        return ()
+    if patterns is None or callable(patterns) or isinstance(patterns, ModuleType):
+        return ()  # a helper of that name, not the list
     if isinstance(patterns, str) or not isinstance(patterns, list | tuple):
         raise RegistrationError(f"{spec}: redact must be a list of regular expressions")
     for pattern in patterns:
