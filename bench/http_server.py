@@ -20,6 +20,7 @@ import random
 import secrets
 import select
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -170,14 +171,17 @@ def check(whole: bytes) -> None:
 
 
 def start(
-    folder: Path, token: str, hookd: tuple[str, ...] = (sys.executable, "-m", "hookd")
+    folder: Path,
+    token: str,
+    hookd: tuple[str, ...] = (sys.executable, "-m", "hookd"),
+    extra: tuple[str, ...] = (),
 ) -> tuple[subprocess.Popen[bytes], int]:
     folder.mkdir(exist_ok=True)
     (folder / "token").write_text(token)
     ready = folder / "ready.json"
     argv = [*hookd, "serve", str(HOOK), "--http", "127.0.0.1:0",
             "--token-file", str(folder / "token"), "--ready-file", str(ready),
-            "--log-format", "json"]  # fmt: skip
+            "--log-format", "json", *extra]  # fmt: skip
     log = (folder / "hookd.log").open("wb")
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
     deadline = time.monotonic() + 60
@@ -192,10 +196,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.http_server", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small counts (a smoke check)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON")
+    parser.add_argument(
+        "--decision-log-only",
+        action="store_true",
+        help="run only the decision log's on/off comparison",
+    )
     args = parser.parse_args(argv)
     n = 2_000 if args.quick else 20_000
     token = secrets.token_hex(16)
     reqs = requests(n, token)
+    rounds = 3 if args.quick else DECISION_ROUNDS
+    if args.decision_log_only:
+        decision_log_cost(token, reqs[: n // 4], rounds)
+        return 0
     with tempfile.TemporaryDirectory(prefix="hookd-bench-http-") as tmp:
         proc, port = start(Path(tmp), token)
         try:
@@ -205,10 +218,71 @@ def main(argv: list[str] | None = None) -> int:
             proc.terminate()
             proc.wait(timeout=30)
     report(runs, args.out, n)
+    decision_log_cost(token, reqs[: n // 4], rounds)
     base = os.environ.get("HOOKD_BENCH_BASE")
     if base:
         compare(Path(base), token, reqs[: n // 4])
     return 0
+
+
+#: Paired rounds of the decision log's on/off comparison.
+DECISION_ROUNDS = 11
+#: The most the decision log may cost the HTTP path's answers/s.
+DECISION_BUDGET = 0.05
+
+
+def _quartiles(values: list[float]) -> tuple[float, float, float]:
+    ordered = sorted(values)
+    q1, median, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
+    return q1, median, q3
+
+
+def decision_log_cost(token: str, reqs: list[bytes], rounds: int) -> None:
+    """Answers/s with the decision log on against off: two servers, paired rounds at one
+    connection, the order alternating; the ratio's median and IQR over the pairs."""
+    with tempfile.TemporaryDirectory(prefix="hookd-bench-decisions-") as tmp:
+        store = Path(tmp) / "on" / "decisions.sqlite3"
+        on, on_port = start(Path(tmp) / "on", token, extra=("--decision-log", str(store)))
+        off, off_port = start(Path(tmp) / "off", token)
+        pairs: list[tuple[Run, Run]] = []
+        try:
+            drive(on_port, on.pid, reqs[:500], 1)
+            drive(off_port, off.pid, reqs[:500], 1)
+            for i in range(rounds):
+                if i % 2:
+                    b = drive(off_port, off.pid, reqs, 1)
+                    a = drive(on_port, on.pid, reqs, 1)
+                else:
+                    a = drive(on_port, on.pid, reqs, 1)
+                    b = drive(off_port, off.pid, reqs, 1)
+                pairs.append((a, b))
+        finally:
+            for proc in (on, off):
+                proc.terminate()
+                proc.wait(timeout=30)
+        written = _rows(store)
+    ratios = [a.answers_per_s / b.answers_per_s for a, b in pairs]
+    cpu = [a.hookd_cpu_us_per_answer / b.hookd_cpu_us_per_answer for a, b in pairs]
+    q1, median, q3 = _quartiles(ratios)
+    c1, cmed, c3 = _quartiles(cpu)
+    cost = 1 - median
+    print(f"decision log on/off, {rounds} paired rounds of {len(reqs):,} POSTs at 1 connection "
+          f"({written:,} records written):")  # fmt: skip
+    verdict = "met" if cost <= DECISION_BUDGET else "MISSED"
+    print(f"  answers/s on/off: median {median:.3f} (IQR {q1:.3f}-{q3:.3f}, "
+          f"min-max {min(ratios):.3f}-{max(ratios):.3f}); cost {cost:+.1%} "
+          f"(budget {DECISION_BUDGET:.0%}: {verdict})")  # fmt: skip
+    print(f"  hookd CPU per answer on/off: median {cmed:.3f} (IQR {c1:.3f}-{c3:.3f})")
+
+
+def _rows(store: Path) -> int:
+    import sqlite3
+
+    conn = sqlite3.connect(store)
+    try:
+        return int(conn.execute("SELECT count(*) FROM decisions").fetchone()[0])
+    finally:
+        conn.close()
 
 
 #: Interleaved rounds of the old-against-new comparison (``HOOKD_BENCH_BASE``).

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         deny,
         hook,
         runs_on,
+        shadow,
         update_input,
     )
     from hookd.core.context import HookContext
@@ -58,6 +59,7 @@ __all__ = [
     "deny",
     "hook",
     "runs_on",
+    "shadow",
     "update_input",
 ]
 
@@ -71,6 +73,7 @@ _HOME = {
         "deny",
         "hook",
         "runs_on",
+        "shadow",
         "update_input",
     ),
     "hookd.core.context": ("HookContext",),

@@ -1,4 +1,4 @@
-"""Parsers of the daemon commands: install, uninstall, up, down, status, call."""
+"""Parsers of the daemon commands: install, uninstall, up, down, status, call, log."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ __all__ = ["AGENT_CHOICES", "DAEMON_COMMANDS", "DAEMON_PARSERS", "LIGHT_COMMANDS
 #: Seconds without a request before the daemon exits; the next prompt starts it again.
 DEFAULT_IDLE_EXIT_S = 8 * 3600.0
 
-DAEMON_COMMANDS = ("install", "uninstall", "up", "down", "status", "call")
+DAEMON_COMMANDS = ("install", "uninstall", "up", "down", "status", "call", "log")
 #: Commands on the hook path of every session or prompt: they import nothing heavy.
 LIGHT_COMMANDS = ("up", "call")
 #: What ``--agent`` takes (hookd.daemon.agent_config.OTHER_AGENTS, named here without importing
@@ -60,6 +60,39 @@ def _start_options(p: argparse.ArgumentParser) -> None:
         dest="reload",
         action="store_false",
         help="do not reload the hooks file when it or a module it imports from its folder changes",
+    )
+    decision_log_options(p)
+
+
+def decision_log_options(p: argparse.ArgumentParser) -> None:
+    """The daemon's decision log: off, or its bounds."""
+    p.add_argument(
+        "--no-decision-log",
+        dest="decision_log",
+        action="store_false",
+        help="keep no decision log (`hookd log` then has nothing new to show)",
+    )
+    p.add_argument(
+        "--decision-log-max-bytes",
+        type=int,
+        metavar="N",
+        help="the decision log's size bound; the oldest records go first "
+        "(default: $HOOKD_DECISION_LOG_MAX_BYTES, else 50 MiB)",
+    )
+    p.add_argument(
+        "--decision-log-max-days",
+        type=float,
+        metavar="DAYS",
+        help="records older than this are dropped (default: $HOOKD_DECISION_LOG_MAX_DAYS, else 30)",
+    )
+
+
+def _shadow(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--shadow",
+        action="store_true",
+        help="run every hook of HOOKS in shadow: on real calls, logged (`hookd log --shadow`) "
+        "and counted, never part of the answer",
     )
 
 
@@ -114,6 +147,7 @@ def _install(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--no-start", action="store_true", help="only write the settings")
     p.add_argument("--idle-exit", type=float, default=DEFAULT_IDLE_EXIT_S, help=argparse.SUPPRESS)
+    _shadow(p)
 
 
 def _uninstall(p: argparse.ArgumentParser) -> None:
@@ -125,7 +159,47 @@ def _uninstall(p: argparse.ArgumentParser) -> None:
 def _up(p: argparse.ArgumentParser) -> None:
     _hooks(p)
     _start_options(p)
+    _shadow(p)
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
+
+
+def _log(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "hooks",
+        metavar="HOOKS",
+        nargs="?",
+        help="hooks file (default: the one module with a decision log)",
+    )
+    p.add_argument(
+        "--why",
+        nargs="?",
+        const="latest",
+        metavar="ID",
+        help="explain one answer: the latest denial (or record ID): the hook that decided, "
+        "its reason, the input it saw (redacted), the module version and when",
+    )
+    p.add_argument("--denied", action="store_true", help="only denials (deny, block, stop)")
+    p.add_argument(
+        "--shadow",
+        action="store_true",
+        help="what shadow hooks would have decided, denials first",
+    )
+    p.add_argument("--session", metavar="ID", help="only this session_id")
+    p.add_argument("--agent", metavar="A", help="only calls from this agent (claude, codex, ...)")
+    p.add_argument("--tool", metavar="T", help="only calls of this tool (Bash, Write, ...)")
+    p.add_argument(
+        "--since", metavar="WHEN", help="only records since 1h, 30m, 2d, or 2026-11-26T10:00"
+    )
+    p.add_argument(
+        "--limit", type=int, default=50, metavar="N", help="the last N records (default: 50)"
+    )
+    p.add_argument(
+        "--follow",
+        "-f",
+        action="store_true",
+        help="keep printing new records as they are written (Ctrl-C ends)",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per record and line")
 
 
 def _down(p: argparse.ArgumentParser) -> None:
@@ -184,6 +258,13 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "show running daemons: pid, port, uptime, reloads, per-hook figures",
         None,
         _status,
+    ),
+    "log": (
+        "why was this blocked: the decisions the daemon of HOOKS gave",
+        "List the decision log of HOOKS (every daemon's answer: time, agent, event, tool, "
+        "decision, the hook that decided, its reason), newest last. Secrets in inputs and "
+        "reasons are masked. Without HOOKS: the one module with a decision log.",
+        _log,
     ),
     "call": (
         "post stdin to the daemon as EVENT's input (a command hook shim)",

@@ -75,7 +75,20 @@ def _options(paths: DaemonPaths, args: argparse.Namespace) -> StartOptions:
         token_from_env=args.token_env,
         idle_exit_s=args.idle_exit,
         reload=args.reload,
+        decision_log=args.decision_log,
+        decision_args=decision_args(args),
+        shadow=getattr(args, "shadow", False),
     )
+
+
+def decision_args(args: argparse.Namespace) -> tuple[str, ...]:
+    """The decision log's bounds as ``hookd serve`` options (when given)."""
+    out: list[str] = []
+    if args.decision_log_max_bytes is not None:
+        out += ["--decision-log-max-bytes", str(args.decision_log_max_bytes)]
+    if args.decision_log_max_days is not None:
+        out += ["--decision-log-max-days", repr(args.decision_log_max_days)]
+    return tuple(out)
 
 
 def up_main(args: argparse.Namespace) -> int:

@@ -16,7 +16,9 @@ from hookd.daemon.paths import (
     daemon_paths,
     forget,
     module_path,
+    read_json,
     read_token,
+    write_private,
 )
 from hookd.daemon.project import git_note, project_root
 
@@ -63,6 +65,7 @@ def install_main(args: argparse.Namespace) -> int:
         print(f"hookd: --agent all: {', '.join(agents)}")
     try:
         module = module_path(args.hooks)
+        before = read_json(daemon_paths(module, create=False).record) or {}
         paths, done = _install(module, args, agents)
     except (PathError, InstallError, OSError) as exc:
         return _fail("install", exc)
@@ -75,9 +78,23 @@ def install_main(args: argparse.Namespace) -> int:
             _report(result, args.scope)
         else:
             _report_agent(result)
+    changed = _remember_shadow(paths, args.shadow, bool(before.get("shadow")))
     if args.no_start:
         return 0
+    if changed:
+        stop(paths)  # the daemon starts again with --shadow, or without it
     return _start(paths, port, args.idle_exit)
+
+
+def _remember_shadow(paths: DaemonPaths, shadow: bool, before: bool) -> bool:
+    """Keep ``--shadow`` in the install record (every start of the daemon reads it);
+    True when it differs from the install ``before``."""
+    import json
+
+    record = read_json(paths.record) or {}
+    record["shadow"] = shadow
+    write_private(paths.record, json.dumps(record, indent=2).encode())
+    return shadow != before
 
 
 Done = Installed | AgentInstalled

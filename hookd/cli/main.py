@@ -35,6 +35,7 @@ examples:
   hookd check hooks.py                    list registered hooks and their ids
   hookd install hooks.py                  serve hooks to interactive Claude Code (see README)
   hookd status                            the running daemons and their hooks' figures
+  hookd log --why                         why the latest denial was denied
   hookd serve hooks.py                    serve on stdin/stdout (the CLI spawns this)
   hookd run --hooks hooks.py -p "list files" -- claude
                                           spawn the Claude Code CLI and serve it hooks
@@ -111,21 +112,30 @@ def _needs_hooks(args: argparse.Namespace) -> bool:
 
 def _run_serve(args: argparse.Namespace) -> int:
     from hookd.cli.serving import http_options, serve_options
+    from hookd.errors import HookdError
 
     if _needs_hooks(args):
         return 2
+    try:
+        options = http_options(args) if args.http is not None else serve_options(args)
+    except HookdError as exc:
+        print(f"hookd serve: error: {exc}", file=sys.stderr)
+        return 2
     if args.http is not None:
+        from hookd.serve.config import HttpServeOptions
         from hookd.serve.http.service import run_http
 
-        options = http_options(args)
+        assert isinstance(options, HttpServeOptions)
         if options.reload:
             from hookd.daemon.reload import reload_task
 
             return run_http(options, background=[reload_task(options)])
         return run_http(options)
+    from hookd.serve.config import ServeOptions
     from hookd.serve.service import run_service
 
-    return run_service(serve_options(args))
+    assert isinstance(options, ServeOptions)
+    return run_service(options)
 
 
 def _run_check(args: argparse.Namespace) -> int:
@@ -179,6 +189,10 @@ def _run_new(args: argparse.Namespace) -> int:
 
 
 def _run_daemon(args: argparse.Namespace) -> int:
+    if args.subcommand == "log":
+        from hookd.cli.log_commands import log_main
+
+        return log_main(args)
     if args.subcommand in ("install", "uninstall"):
         from hookd.cli import install_commands
 
@@ -209,7 +223,7 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: list[str
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    **dict.fromkeys(("install", "uninstall", "up", "down", "status", "call"), _run_daemon),
+    **dict.fromkeys(("install", "uninstall", "up", "down", "status", "call", "log"), _run_daemon),
     "new": _run_new,
     "run": _run_run,
     "replay": _run_replay,

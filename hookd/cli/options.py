@@ -11,7 +11,9 @@ from hookd.serve.http.config import HttpConfig
 
 __all__ = [
     "SERVE_DESCRIPTION",
+    "STATE_STORE",
     "add_can_use_tool_option",
+    "add_decision_options",
     "add_http_options",
     "add_log_options",
     "add_serve_options",
@@ -197,6 +199,47 @@ def _add_http_limits(http: Any) -> None:
     )
 
 
+#: ``--decision-log`` without FILE: the module's own store, the one ``hookd log HOOKS`` reads.
+STATE_STORE: Final = "<state>"
+
+
+def add_decision_options(p: argparse.ArgumentParser) -> None:
+    """``--decision-log [FILE]``, its bounds, and ``--shadow``."""
+    group = p.add_argument_group(
+        "decision log",
+        "one record per answer (time, agent, session, event, tool, the deciding hook, its "
+        "decision and reason, the input), written off the request path to SQLite; read "
+        "with `hookd log`. The daemon `hookd up` starts keeps one; `hookd serve` only when asked",
+    )
+    group.add_argument(
+        "--decision-log",
+        nargs="?",
+        const=STATE_STORE,
+        metavar="FILE",
+        help="keep the decision log in FILE (default without FILE: the module's state "
+        "directory, where `hookd log HOOKS` reads it)",
+    )
+    group.add_argument(
+        "--decision-log-max-bytes",
+        type=positive_int,
+        metavar="N",
+        help="size bound, oldest records dropped first "
+        "(default: $HOOKD_DECISION_LOG_MAX_BYTES, else 50 MiB)",
+    )
+    group.add_argument(
+        "--decision-log-max-days",
+        type=positive_seconds,
+        metavar="DAYS",
+        help="age bound (default: $HOOKD_DECISION_LOG_MAX_DAYS, else 30)",
+    )
+    group.add_argument(
+        "--shadow",
+        action="store_true",
+        help="every hook of HOOKS runs in shadow: logged with its would-be decision, "
+        "never part of the answer (failures never block)",
+    )
+
+
 def add_can_use_tool_option(p: argparse.ArgumentParser) -> None:
     """``--can-use-tool NAME``: which module-level callable answers permission requests."""
     p.add_argument(
@@ -245,6 +288,7 @@ def configure_serve_parser(p: argparse.ArgumentParser) -> None:
     add_can_use_tool_option(p)
     add_serve_options(p)
     add_http_options(p)
+    add_decision_options(p)
     add_log_options(p)
 
 

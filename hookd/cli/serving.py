@@ -4,10 +4,25 @@ servers take (:mod:`hookd.serve.config`): no server sees an ``argparse.Namespace
 from __future__ import annotations
 
 import argparse
+import os
 
-from hookd.serve.config import HttpServeOptions, LoadOptions, ServeConfig, ServeOptions
+from hookd.decision import (
+    DEFAULT_MAX_AGE_DAYS,
+    DEFAULT_MAX_BYTES,
+    MAX_AGE_ENV,
+    MAX_BYTES_ENV,
+    STORE_NAME,
+)
+from hookd.errors import HookdError
+from hookd.serve.config import (
+    DecisionLogOptions,
+    HttpServeOptions,
+    LoadOptions,
+    ServeConfig,
+    ServeOptions,
+)
 
-__all__ = ["http_options", "load_options", "serve_options"]
+__all__ = ["decision_options", "http_options", "load_options", "serve_options"]
 
 
 def load_options(args: argparse.Namespace) -> LoadOptions:
@@ -18,7 +33,42 @@ def load_options(args: argparse.Namespace) -> LoadOptions:
         timeout_s=getattr(args, "timeout", 30.0),
         can_use_tool=getattr(args, "can_use_tool", None),
         command=getattr(args, "subcommand", None) or "serve",
+        shadow=getattr(args, "shadow", False),
     )
+
+
+def _bound(given: float | None, env: str, default: float) -> float:
+    if given is not None:
+        return given
+    text = os.environ.get(env, "")
+    try:
+        value = float(text) if text else default
+    except ValueError:
+        raise HookdError(f"${env}: not a number: {text!r}") from None
+    if value <= 0:
+        raise HookdError(f"${env}: must be positive: {text!r}")
+    return value
+
+
+def decision_options(args: argparse.Namespace) -> DecisionLogOptions | None:
+    """``--decision-log [FILE]`` and its bounds; None without ``--decision-log``.
+
+    Without FILE the store is the module's own, in its state directory (0700).
+    """
+    from hookd.cli.options import STATE_STORE
+
+    where = getattr(args, "decision_log", None)
+    if where is None:
+        return None
+    if where == STATE_STORE:
+        from hookd.daemon.paths import daemon_paths, module_path
+
+        if args.hooks is None:
+            raise HookdError("--decision-log without FILE needs HOOKS (a hooks file)")
+        where = str(daemon_paths(module_path(args.hooks)).state_dir / STORE_NAME)
+    max_bytes = _bound(args.decision_log_max_bytes, MAX_BYTES_ENV, DEFAULT_MAX_BYTES)
+    max_days = _bound(args.decision_log_max_days, MAX_AGE_ENV, DEFAULT_MAX_AGE_DAYS)
+    return DecisionLogOptions(os.path.abspath(where), int(max_bytes), max_days * 86400)
 
 
 def serve_options(args: argparse.Namespace) -> ServeOptions:
@@ -29,7 +79,9 @@ def serve_options(args: argparse.Namespace) -> ServeOptions:
         max_in_flight_bytes=args.max_in_flight_bytes,
         validate=args.validate,
     )
-    return ServeOptions(load_options(args), config, args.log_level, args.log_format)
+    return ServeOptions(
+        load_options(args), config, args.log_level, args.log_format, decision_options(args)
+    )
 
 
 def http_options(args: argparse.Namespace) -> HttpServeOptions:
@@ -52,4 +104,5 @@ def http_options(args: argparse.Namespace) -> HttpServeOptions:
         reload_timeout_s=args.reload_timeout,
         log_level=args.log_level,
         log_format=args.log_format,
+        decisions=decision_options(args),
     )

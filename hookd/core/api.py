@@ -12,7 +12,7 @@ from typing import Any, Final, TypeVar
 
 from hookd.core.policy import PERMISSION_REQUEST, deny_output
 from hookd.core.registration import CustomEvent
-from hookd.core.registry import OnFailure, Registry, RetryPolicy, Runner
+from hookd.core.registry import SHADOW_MARK, OnFailure, Registry, RetryPolicy, Runner
 
 __all__ = [
     "add_context",
@@ -24,6 +24,7 @@ __all__ = [
     "deny",
     "hook",
     "runs_on",
+    "shadow",
     "update_input",
 ]
 
@@ -94,6 +95,18 @@ def runs_on(runner: Runner) -> Callable[[F], F]:
         return fn
 
     return mark
+
+
+def shadow(fn: F) -> F:
+    """Run the decorated hook in shadow: on real calls, its would-be decision logged.
+
+    A shadow hook's output is never part of the answer and its failures never
+    block: ``hookd log --shadow`` shows what it would have decided. Above or
+    below ``@hookd.hook``, or on a callback listed in the ``hooks`` dict.
+    """
+    setattr(fn, SHADOW_MARK, True)
+    current_registry().mark_shadow(fn)
+    return fn
 
 
 # ------------------------------------------------------------------ result helpers

@@ -12,6 +12,7 @@ import os
 import sys
 import traceback
 from types import ModuleType
+from typing import Any
 
 from hookd.core.api import collecting
 from hookd.core.registry import RegistrationError, Registry
@@ -26,6 +27,7 @@ def load_hooks(
     *,
     require_hooks: bool = True,
     can_use_tool: str | None = None,
+    shadow: bool = False,
 ) -> Registry:
     """Import ``spec`` and register its ``@hook`` callbacks and its ``hooks`` dict.
 
@@ -33,11 +35,17 @@ def load_hooks(
     ``hooks`` dict (else the ``hooks`` of a module-level ``ClaudeAgentOptions``)
     is registered after it, in its own order. The permission callback is the
     module-level callable named ``can_use_tool`` (default: ``can_use_tool``,
-    else the options' ``can_use_tool``).
+    else the options' ``can_use_tool``). ``shadow`` makes every hook a shadow hook.
+    The registry's ``version`` is a hash of the module's file and of the files
+    beside it that it imported; ``redact`` is its module-level ``redact`` list.
     """
     registry = registry if registry is not None else Registry()
+    registry.shadow_all = shadow
+    before = frozenset(sys.modules)
     with collecting(registry):
         module = _import(spec)
+    registry.version = module_version(module, before)
+    registry.redact = _redact_patterns(module, spec)
     options = find_options(module, spec)
     hooks = hooks_of(module, options)
     if hooks is not None:
@@ -54,6 +62,61 @@ def load_hooks(
             "ClaudeAgentOptions, or use @hookd.hook)"
         )
     return registry
+
+
+def module_version(module: ModuleType, before: frozenset[str]) -> str:
+    """The first 12 hex digits of a SHA-256 over the module's file and the files of the
+    modules it imported from its own folder (``before``: the modules loaded earlier)."""
+    main = getattr(module, "__file__", None)
+    if not main:
+        return ""
+    folder = os.path.join(os.path.dirname(os.path.realpath(main)), "")
+    files = {os.path.realpath(main)}
+    for name, loaded in list(sys.modules.items()):
+        file = getattr(loaded, "__file__", None)
+        if name not in before and file and os.path.realpath(file).startswith(folder):
+            files.add(os.path.realpath(file))
+    digest = _sha256()
+    for file in sorted(files):
+        try:
+            with open(file, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        digest.update(os.path.relpath(file, folder).encode() + b"\0" + data + b"\0")
+    version: str = digest.hexdigest()[:12]
+    return version
+
+
+def _sha256() -> Any:
+    """A SHA-256 from the builtin module when there is one (hashlib loads OpenSSL: slower)."""
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found]
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[import-not-found]
+        except ImportError:
+            from hashlib import sha256
+    return sha256()
+
+
+def _redact_patterns(module: ModuleType, spec: str) -> tuple[str, ...]:
+    """The module-level ``redact`` list of regular expressions, checked."""
+    import re
+
+    patterns = getattr(module, "redact", None)
+    if patterns is None or callable(patterns) or isinstance(patterns, ModuleType):
+        return ()  # a helper of that name, not the list
+    if isinstance(patterns, str) or not isinstance(patterns, list | tuple):
+        raise RegistrationError(f"{spec}: redact must be a list of regular expressions")
+    for pattern in patterns:
+        if not isinstance(pattern, str):
+            raise RegistrationError(f"{spec}: redact: {pattern!r} is not a string")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise RegistrationError(f"{spec}: redact: {pattern!r}: {exc}") from None
+    return tuple(patterns)
 
 
 def _import(spec: str) -> ModuleType:

@@ -122,6 +122,8 @@ class Registration(msgspec.Struct, frozen=True):
     input_type: type[Any] | None = None
     runner_why: str = ""
     runner_doubt: str | None = None
+    #: A shadow hook runs and is logged, but its output and failures never reach the agent.
+    shadow: bool = False
 
     @property
     def name(self) -> str:

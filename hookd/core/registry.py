@@ -33,9 +33,13 @@ from hookd.core.registration import (
 from hookd.core.runner import choose_runner, detect_runner, wanted_input_type
 from hookd.core.sessions import SessionStates
 
+#: The attribute ``@hookd.shadow`` sets on a callback.
+SHADOW_MARK = "__hookd_shadow__"
+
 __all__ = [
     "BLOCKING_BY_DEFAULT",
     "DEFAULT_TIMEOUT_S",
+    "SHADOW_MARK",
     "HookMatcher",
     "OnFailure",
     "Registration",
@@ -68,6 +72,14 @@ class Registry:
         self._groups: list[_Group] = []
         self.can_use_tool: HookCallable | None = None
         self.state = SessionStates()
+        #: A content hash of the module's files (set by the loader): the decision log's version.
+        self.version = ""
+        #: The module's own redaction patterns (its module-level ``redact`` list).
+        self.redact: tuple[str, ...] = ()
+        #: Every hook registered from now on is a shadow hook (``--shadow``).
+        self.shadow_all = False
+        #: Some registration is a shadow hook.
+        self.has_shadow = False
 
     # -- registration -------------------------------------------------------
 
@@ -147,10 +159,20 @@ class Registry:
             sequential=group.sequential,
             retry=retry,
             input_type=wanted_input_type(callback),
+            shadow=self.shadow_all or bool(getattr(callback, SHADOW_MARK, False)),
         )
+        self.has_shadow = self.has_shadow or reg.shadow
         self._by_id[callback_id] = reg
         group.ids.append(callback_id)
         return reg
+
+    def mark_shadow(self, callback: Any) -> None:
+        """Make the registrations of ``callback`` made so far shadow hooks."""
+        with self._lock:
+            for callback_id, reg in self._by_id.items():
+                if reg.callback is callback and not reg.shadow:
+                    self._by_id[callback_id] = msgspec.structs.replace(reg, shadow=True)
+                    self.has_shadow = True
 
     # -- lookups ------------------------------------------------------------
 

@@ -67,7 +67,16 @@ class Squatted(DaemonError):
 class StartOptions:
     """How to start a daemon (plain classes here: ``dataclasses`` costs start-up time)."""
 
-    __slots__ = ("idle_exit_s", "port", "reload", "token", "token_from_env")
+    __slots__ = (
+        "decision_args",
+        "decision_log",
+        "idle_exit_s",
+        "port",
+        "reload",
+        "shadow",
+        "token",
+        "token_from_env",
+    )
 
     def __init__(
         self,
@@ -76,12 +85,20 @@ class StartOptions:
         token_from_env: bool = False,
         idle_exit_s: float = 0.0,
         reload: bool = True,
+        *,
+        decision_log: bool = True,
+        decision_args: tuple[str, ...] = (),
+        shadow: bool = False,
     ) -> None:
         self.port = port
         self.token = token
         self.token_from_env = token_from_env
         self.idle_exit_s = idle_exit_s
         self.reload = reload
+        #: Keep the decision log (``hookd log``), with these ``hookd serve`` options for it.
+        self.decision_log = decision_log
+        self.decision_args = decision_args
+        self.shadow = shadow
 
 
 def default_port(paths: DaemonPaths) -> int:
@@ -174,6 +191,10 @@ def serve_argv(paths: DaemonPaths, options: StartOptions) -> list[str]:
     argv += ["--proof-key-file", str(paths.proof_key)]
     if options.reload:
         argv.append("--reload")
+    if options.decision_log:
+        argv += ["--decision-log", str(paths.decisions), *options.decision_args]
+    if options.shadow or (read_json(paths.record) or {}).get("shadow") is True:
+        argv.append("--shadow")
     return argv
 
 

@@ -22,6 +22,7 @@ from hookd.daemon.where import (
     token_file,
     xdg_dirs,
 )
+from hookd.decision import STORE_NAME
 from hookd.errors import HookdError
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "forget",
     "int_field",
     "known_daemons",
+    "known_stores",
     "module_path",
     "port_field",
     "read_json",
@@ -73,6 +75,11 @@ class DaemonPaths:
     @property
     def log(self) -> Path:
         return self.state_dir / "daemon.log"
+
+    @property
+    def decisions(self) -> Path:
+        """The decision log (``hookd log``): one record per answer, kept by the daemon."""
+        return self.state_dir / STORE_NAME
 
     @property
     def record(self) -> Path:
@@ -188,6 +195,13 @@ def known_daemons() -> list[Path]:
     """Ready files of every daemon that reported itself running (maybe stale)."""
     _, run = _base_dirs()
     return sorted(run.glob("*-*.json")) if run.is_dir() else []
+
+
+def known_stores() -> list[Path]:
+    """The decision logs of every module that has one."""
+    state, _ = _base_dirs()
+    base = state / "daemons"
+    return sorted(base.glob(f"*/{STORE_NAME}")) if base.is_dir() else []
 
 
 def _private_dir(path: Path) -> None:

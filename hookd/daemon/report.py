@@ -66,4 +66,29 @@ def render(status: dict[str, Any], port: int) -> str:
             f"{a.get('timeouts', 0)} timeouts, p50 {_ms(a.get('p50_ms'))} ms, "
             f"p99 {_ms(a.get('p99_ms'))} ms"
         )
+    lines += _decisions(status)
     return "\n".join(lines)
+
+
+def _counts(counts: Any) -> str:
+    if not isinstance(counts, dict) or not counts:
+        return "none yet"
+    return ", ".join(
+        f"{name} {n}" for name, n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))
+    )
+
+
+def _decisions(status: dict[str, Any]) -> list[str]:
+    """Answers per decision, and the shadow hooks' would-be decisions (decision log kept)."""
+    if "decisions" not in status:
+        return []
+    lines = [f"  decisions: {_counts(status.get('decisions'))}"]
+    if status.get("shadow_decisions"):
+        lines.append(f"  shadow decisions: {_counts(status.get('shadow_decisions'))}")
+    store = status.get("decision_log") or {}
+    if store.get("error"):
+        lines.append(
+            f"  decision log: {store['error']} ({store.get('waiting', 0)} waiting, "
+            f"{store.get('dropped', 0)} dropped)"
+        )
+    return lines

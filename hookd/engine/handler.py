@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 import structlog
@@ -30,7 +30,7 @@ from hookd import wire
 from hookd.core.context import HookContext
 from hookd.core.policy import Answer, Outcome, resolve
 from hookd.core.registry import Registration, Registry
-from hookd.engine.dispatch import in_order, in_parallel, merged, select
+from hookd.engine.dispatch import RunOne, in_order, in_parallel, merged, select
 from hookd.engine.executor import Executor, Paused, trio_deadline
 from hookd.engine.permission import (
     PERMISSION_ID,
@@ -42,7 +42,11 @@ from hookd.engine.stats import Stats
 from hookd.engine.verdict import Problem, Ran, Verdict
 from hookd.events import EVENTS
 from hookd.events.validation import check_input
+from hookd.redact import redact_text
 from hookd.wire.errors import NO_PERMISSION_CALLBACK_TEXT, UNKNOWN_CALLBACK_TEXT, ErrorKind
+
+if TYPE_CHECKING:
+    from hookd.engine.decisions import DecisionLog
 
 __all__ = ["Handler", "HookCall", "Pending", "PermissionCall"]
 
@@ -135,6 +139,8 @@ class Handler:
         self.stats = Stats()
         self.stats.stuck = self.executor.stuck_threads  # the live count, not a copy
         self._warned_events: set[str] = set()
+        #: Where every answer is noted (the decision log), when the entrance keeps one.
+        self.decisions: DecisionLog | None = None
 
     @property
     def registry(self) -> Registry | None:
@@ -174,19 +180,20 @@ class Handler:
             started = time.perf_counter()
         registry = self._fixed if self._fixed is not None else self._source()
         if registry is None:
-            return self._problem(call, "unavailable", "no hooks loaded (the module failed to load)")
+            text = "no hooks loaded (the module failed to load)"
+            return self._problem(call, "unavailable", text, None, started)
         if call.callback_id is not None:
             return self._begin_named(call, registry, started, reg)
         problem = self.check_input(call.event, call.input)
         if problem is not None:
-            return self._problem(call, "invalid_input", problem)
+            return self._problem(call, "invalid_input", problem, registry, started)
         selected = select(registry, call.event, call.input)
         if call.ask_permission and call.event == PERMISSION_REQUEST:
             perm = self._permission_hook(registry, call.event)
             if perm is not None:
                 selected.append((perm, None))
         if not selected:
-            return self._done(call, registry, Verdict(call.event))
+            return self._done(call, registry, Verdict(call.event), started)
         return Pending(call, registry, selected, started)
 
     async def finish(self, pending: Pending) -> Verdict:
@@ -209,13 +216,26 @@ class Handler:
             return await self._permission_vote(reg, input_data, tool_use_id, ctx)
 
         selected = pending.selected
-        sequential = any(reg.sequential for reg, _ in selected)
-        if sequential:
-            ran, chain = await in_order(call.event, selected, call.input, run)
-        else:
-            ran, chain = await in_parallel(selected, call.input, run), []
-        verdict = merged(call.event, ran, chain, sequential, call.request_id)
-        return self._done(call, registry, verdict)
+        if registry.has_shadow and any(reg.shadow for reg, _ in selected):
+            return await self._with_shadow(pending, run)
+        verdict = await _run_selected(call, selected, run)
+        return self._done(call, registry, verdict, pending.started)
+
+    async def _with_shadow(self, pending: Pending, run: RunOne) -> Verdict:
+        """The real hooks' verdict; the shadow hooks run beside them, their runs kept apart."""
+        call = pending.call
+        real = [(reg, p) for reg, p in pending.selected if not reg.shadow]
+        shadow = [(reg, p) for reg, p in pending.selected if reg.shadow]
+        shadow_ran: list[Ran] = []
+
+        async def run_shadow() -> None:
+            shadow_ran.extend(await in_parallel(shadow, call.input, run))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_shadow)
+            verdict = await _run_selected(call, real, run)
+        verdict.shadow = shadow_ran
+        return self._done(call, pending.registry, verdict, pending.started)
 
     async def resume(self, pending: Pending) -> Verdict:
         """Drive a hook paused inline to its end, in the task that began it."""
@@ -235,13 +255,13 @@ class Handler:
             reg = registry.get(call.callback_id or "")
             if reg is None:
                 text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
-                return self._problem(call, "unknown_callback", text)
+                return self._problem(call, "unknown_callback", text, registry, started)
             inline = self.executor.inline(reg)
         else:
             inline = True  # the caller looked it up for that
         problem = self.check_input(reg.event, call.input)
         if problem is not None:
-            return self._problem(call, "invalid_input", problem)
+            return self._problem(call, "invalid_input", problem, registry, started)
         if not inline:
             return _pending_named(call, registry, started, reg)
         ctx = self._context(call, reg, registry)
@@ -266,26 +286,65 @@ class Handler:
         outcome: Outcome,
         started: float,
     ) -> Verdict:
-        """The verdict on one named hook: its answer as the output (the agent merges)."""
+        """The verdict on one named hook: its answer as the output (the agent merges).
+
+        A shadow hook's answer is kept apart; the agent gets an empty one."""
         elapsed_ms = (time.perf_counter() - started) * 1000
         answer = resolve(reg, outcome)
-        output = answer.payload if answer.payload is not None else {}
         self.stats.hook(reg.callback_id, answer.outcome, elapsed_ms, call.agent)
         if reg.event == SESSION_END:
             _end_session(call, registry)
-        return Verdict(reg.event, [Ran(reg, answer, elapsed_ms)], output)
+        ran = Ran(reg, answer, elapsed_ms)
+        if reg.shadow:
+            empty = Ran(reg, Answer("ok", {}, None, "", reg.event), elapsed_ms)
+            verdict = Verdict(reg.event, [empty], {}, shadow=[ran])
+        else:
+            output = answer.payload if answer.payload is not None else {}
+            verdict = Verdict(reg.event, [ran], output)
+        if self.decisions is not None:
+            self._note(call, registry, verdict, elapsed_ms)
+        return verdict
 
-    def _done(self, call: HookCall, registry: Registry, verdict: Verdict) -> Verdict:
-        """Count the runs; free a session's state after its SessionEnd."""
+    def _done(
+        self, call: HookCall, registry: Registry, verdict: Verdict, started: float
+    ) -> Verdict:
+        """Count the runs; note the answer; free a session's state after its SessionEnd."""
         for ran in verdict.ran:
             self.stats.hook(ran.reg.callback_id, ran.answer.outcome, ran.elapsed_ms, call.agent)
+        for ran in verdict.shadow:
+            self.stats.hook(ran.reg.callback_id, ran.answer.outcome, ran.elapsed_ms, call.agent)
+        if self.decisions is not None:
+            self._note(call, registry, verdict, (time.perf_counter() - started) * 1000)
         if verdict.event == SESSION_END:
             _end_session(call, registry)
         return verdict
 
-    def _problem(self, call: HookCall, kind: Any, message: str) -> Verdict:
-        log.warning("request.refused", request_id=call.request_id, reason=kind, error=message)
-        return Verdict(call.event, problem=Problem(kind, message))
+    def _problem(
+        self,
+        call: HookCall,
+        kind: Any,
+        message: str,
+        registry: Registry | None,
+        started: float,
+    ) -> Verdict:
+        log.warning(
+            "request.refused", request_id=call.request_id, reason=kind, error=redact_text(message)
+        )
+        verdict = Verdict(call.event, problem=Problem(kind, message))
+        if self.decisions is not None:
+            self._note(call, registry, verdict, (time.perf_counter() - started) * 1000)
+        return verdict
+
+    def _note(
+        self, call: HookCall, registry: Registry | None, verdict: Verdict, elapsed_ms: float
+    ) -> None:
+        """One answer for the decision log: a tuple of references, nothing computed."""
+        assert self.decisions is not None
+        version, redact = ("", ()) if registry is None else (registry.version, registry.redact)
+        self.decisions.note(
+            (time.time(), verdict.event, call.agent, call.input, call.request_id, verdict,
+             version, redact, elapsed_ms)
+        )  # fmt: skip
 
     def _context(
         self,
@@ -386,12 +445,36 @@ class Handler:
             return None
         elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
         self.stats.hook(reg.callback_id, outcome.kind, elapsed_ms, call.agent)
-        if outcome.kind == "ok":
-            return Answer("ok", payload=_filled(outcome, call.input), event=CAN_USE_TOOL)
-        if outcome.kind == "abort":  # HookAbortError: deny, and stop the run
-            payload = {"behavior": "deny", "message": outcome.message, "interrupt": True}
-            return Answer("aborted", payload=payload, event=CAN_USE_TOOL)
-        return resolve(reg, outcome)  # an error answer of the failure's kind
+        answer = _permission_answer(reg, outcome, call.input)
+        if self.decisions is not None:
+            verdict = Verdict(CAN_USE_TOOL, [Ran(reg, answer, elapsed_ms)], answer.payload or {})
+            data = {"tool_name": call.tool_name, "tool_input": call.input}
+            hook_call = HookCall(CAN_USE_TOOL, data, call.tool_use_id, call.request_id)
+            hook_call.agent = call.agent
+            self._note(hook_call, registry, verdict, elapsed_ms)
+        return answer
+
+
+def _permission_answer(reg: Registration, outcome: Outcome, tool_input: dict[str, Any]) -> Answer:
+    """``can_use_tool``'s answer: its allow or deny, an abort's deny, or the failure's error."""
+    if outcome.kind == "ok":
+        return Answer("ok", payload=_filled(outcome, tool_input), event=CAN_USE_TOOL)
+    if outcome.kind == "abort":  # HookAbortError: deny, and stop the run
+        payload = {"behavior": "deny", "message": outcome.message, "interrupt": True}
+        return Answer("aborted", payload=payload, event=CAN_USE_TOOL)
+    return resolve(reg, outcome)  # an error answer of the failure's kind
+
+
+async def _run_selected(
+    call: HookCall, selected: list[tuple[Registration, str | None]], run: RunOne
+) -> Verdict:
+    """Run ``selected`` in parallel, or in order when a group is sequential; their merge."""
+    sequential = any(reg.sequential for reg, _ in selected)
+    if sequential:
+        ran, chain = await in_order(call.event, selected, call.input, run)
+    else:
+        ran, chain = await in_parallel(selected, call.input, run), []
+    return merged(call.event, ran, chain, sequential, call.request_id)
 
 
 def _filled(outcome: Outcome, tool_input: dict[str, Any]) -> dict[str, Any]:

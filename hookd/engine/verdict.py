@@ -104,6 +104,8 @@ class Verdict(msgspec.Struct):
     chain: Sequence[ChainStep] = ()
     sequential: bool = False
     problem: Problem | None = None
+    #: The runs of shadow hooks: logged and counted, never part of the answer.
+    shadow: list[Ran] = msgspec.field(default_factory=list)
 
     @property
     def hooks(self) -> list[HookRecord]:

@@ -7,8 +7,16 @@ from typing import Literal
 import msgspec
 
 from hookd import wire
+from hookd.decision import DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_BYTES
 
-__all__ = ["HttpServeOptions", "LoadOptions", "LogFormat", "ServeConfig", "ServeOptions"]
+__all__ = [
+    "DecisionLogOptions",
+    "HttpServeOptions",
+    "LoadOptions",
+    "LogFormat",
+    "ServeConfig",
+    "ServeOptions",
+]
 
 LogFormat = Literal["auto", "json", "console"]
 
@@ -33,6 +41,15 @@ class LoadOptions(msgspec.Struct, frozen=True):
     timeout_s: float = 30.0
     can_use_tool: str | None = None
     command: str = "serve"  # names the command in warnings: ``hookd check: warning: ...``
+    shadow: bool = False  # every hook of the module is a shadow hook
+
+
+class DecisionLogOptions(msgspec.Struct, frozen=True):
+    """Where the decision log is kept, and its bounds."""
+
+    path: str
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_age_s: float = DEFAULT_MAX_AGE_DAYS * 86400
 
 
 class ServeOptions(msgspec.Struct, frozen=True):
@@ -42,6 +59,7 @@ class ServeOptions(msgspec.Struct, frozen=True):
     config: ServeConfig = ServeConfig()
     log_level: str = "info"
     log_format: LogFormat = "auto"
+    decisions: DecisionLogOptions | None = None
 
 
 class HttpServeOptions(msgspec.Struct, frozen=True):
@@ -68,3 +86,4 @@ class HttpServeOptions(msgspec.Struct, frozen=True):
     reload_timeout_s: float = 10.0
     log_level: str = "info"
     log_format: LogFormat = "auto"
+    decisions: DecisionLogOptions | None = None

@@ -14,6 +14,10 @@ from hookd.serve.config import ServeConfig
 from hookd.serve.server import Server
 from hookd.transcript.tee import tee_from_env
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hookd.engine.decisions import DecisionLog
+
 __all__ = ["serve_fds"]
 
 log = structlog.get_logger("hookd.service")
@@ -26,6 +30,7 @@ async def serve_fds(
     *,
     hooks: str | None,
     early: bytes = b"",
+    decisions: DecisionLog | None = None,
 ) -> None:
     """Serve on the two protocol fds until EOF or SIGTERM/SIGINT.
 
@@ -35,6 +40,8 @@ async def serve_fds(
     fd_in, fd_out = fds
     hookd_log.attach()
     server = Server(registry, config)
+    if decisions is not None:
+        server.handler.decisions = decisions
     server.prime(early)
     stop = trio.Event()
     log.info("service.started", hooks=len(registry), pid=os.getpid())

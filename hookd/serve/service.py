@@ -10,13 +10,17 @@ import sys
 from hookd.core.loader import load_hooks
 from hookd.core.registry import Registry
 from hookd.errors import HookdError
-from hookd.serve.config import LoadOptions, ServeOptions
+from hookd.serve.config import DecisionLogOptions, LoadOptions, ServeOptions
 from hookd.serve.early import Interrupted, answer_early, import_in_background
 from hookd.serve.stdio import protocol_stdio
 from hookd.serve.user_input import no_user
 from hookd.transcript import record_target
 
-__all__ = ["load_registry", "run_service"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hookd.engine.decisions import DecisionLog
+
+__all__ = ["decision_log", "load_registry", "run_service"]
 
 #: Allocations between young-generation collections: per-request dicts are short-lived.
 GC_THRESHOLD = 10_000
@@ -47,17 +51,44 @@ def load_registry(options: LoadOptions) -> Registry:
             registry,
             require_hooks=not options.settings,
             can_use_tool=options.can_use_tool,
+            shadow=options.shadow,
         )
     if options.settings:
         from hookd.command.settings_hooks import load_settings
 
+        registry.shadow_all = options.shadow
         for problem in load_settings(list(options.settings), registry):
             _warn(options, problem)
+        registry.version = _with_files(registry.version, options.settings)
     for problem in registry.doubts():
         _warn(options, problem)
     if len(registry) == 0 and registry.can_use_tool is None:
         raise HookdError("no hooks to serve")
     return registry
+
+
+def _with_files(version: str, files: tuple[str, ...]) -> str:
+    """``version`` extended with the content of the settings files served beside the module."""
+    import hashlib
+
+    digest = hashlib.sha256(version.encode())
+    for name in files:
+        with contextlib.suppress(OSError), open(name, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()[:12]
+
+
+def decision_log(options: DecisionLogOptions | None, module: str | None) -> DecisionLog | None:
+    """The decision log of ``options`` with its writer thread started; None without one."""
+    if options is None:
+        return None
+    from hookd.decision.store import Store
+    from hookd.engine.decisions import DecisionLog
+
+    store = Store(options.path, max_bytes=options.max_bytes, max_age_s=options.max_age_s)
+    decisions = DecisionLog(store, module)
+    decisions.start()
+    return decisions
 
 
 def run_service(options: ServeOptions) -> int:
@@ -108,7 +139,17 @@ def _serve(
     gc.enable()
     fds = (fd_in, fd_out)
     hooks = options.load.hooks
-    trio.run(partial(serve_fds, registry, options.config, fds, hooks=hooks, early=early))
+    decisions = decision_log(options.decisions, hooks)
+    try:
+        trio.run(
+            partial(
+                serve_fds, registry, options.config, fds,
+                hooks=hooks, early=early, decisions=decisions,
+            )
+        )  # fmt: skip
+    finally:
+        if decisions is not None:
+            decisions.close()
 
 
 def _exit_now(code: int) -> None:

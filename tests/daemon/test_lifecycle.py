@@ -107,7 +107,8 @@ def test_up_status_down(box: Box, module: Path) -> None:
                                 "P50", "MS", "P99", "MS"]  # fmt: skip
     guard = next(line.split() for line in lines[5:] if " guard " in line)
     assert guard[:7] == ["hook_1", "PreToolUse", "guard", "1", "0", "0", "0"]
-    assert lines[-1].startswith("  claude: 1 calls, 0 errors, 0 timeouts, p50 ")  # per agent
+    assert lines[-2].startswith("  claude: 1 calls, 0 errors, 0 timeouts, p50 ")  # per agent
+    assert lines[-1].startswith("  decisions: ")  # counted as the decision log writes them
     down = hookd(box, "down", str(module))
     assert down.stdout == f"hookd: stopped pid {info['pid']} serving {module}\n"
     assert not pid_alive(info["pid"])

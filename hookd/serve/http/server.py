@@ -143,9 +143,9 @@ class HttpServer:
     # -- status -------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
-        """The ``GET /status`` object."""
+        """The ``GET /status`` object (with the decision counts when a decision log is kept)."""
         holder = self.hooks.holder
-        return {
+        found: dict[str, Any] = {
             "pid": os.getpid(),
             "module": holder.module,
             "host": self.config.host,
@@ -161,6 +161,12 @@ class HttpServer:
             "hooks": self.hooks.stats.rows(holder.current),
             "agents": self.hooks.stats.agent_rows(),
         }
+        decisions = self.hooks.handler.decisions
+        if decisions is not None:
+            found["decisions"] = dict(decisions.counts)
+            found["shadow_decisions"] = dict(decisions.shadow_counts)
+            found["decision_log"] = decisions.status()
+        return found
 
     def status_body(self) -> bytes:
         return _encoder.encode(self.status())

@@ -162,7 +162,7 @@ Background = Callable[[RegistryHolder], Awaitable[None]]
 
 def run_http(options: HttpServeOptions, background: Sequence[Background] = ()) -> int:
     """Run ``hookd serve --http``; the exit status. ``background`` tasks run beside it."""
-    from hookd.serve.service import load_registry
+    from hookd.serve.service import decision_log, load_registry
 
     hooks_spec = options.load.hooks
     try:
@@ -197,10 +197,13 @@ def run_http(options: HttpServeOptions, background: Sequence[Background] = ()) -
     serve_args = _serve_args(hooks_spec)
     recorder = SessionRecordings(recorder_from_env(hooks_spec, serve_args), module, serve_args)
     server = HttpServer(hooks, gate, config, recorder=recorder)
+    hooks.handler.decisions = decision_log(options.decisions, module)
     try:
         error = _run_trio(server, options.ready_file, background, options.log_max_bytes)
     finally:
         recorder.close()
+        if hooks.handler.decisions is not None:
+            hooks.handler.decisions.close()
     if error is not None:
         reason = error.strerror or str(error)
         print(f"hookd serve: error: cannot listen on {options.address}: {reason}", file=sys.stderr)

@@ -1,0 +1,253 @@
+"""The decision log's writer: off the request path, woken only when there is something to write.
+
+The handler calls :meth:`DecisionLog.note` with a small tuple (the call's
+pieces, the verdict, the module version) that goes on a deque; nothing is
+computed or encoded there. The first note after a write wakes the writer
+thread (one queue put; the notes after it only append). The thread sleeps on
+that queue, so an idle server never wakes for it; once woken it lets
+:data:`GATHER_S` pass, so that a busy server's records go to disk in one
+transaction a few times a second, not one per answer. It then reads each
+verdict's decision (:mod:`hookd.decision.meaning`), counts it for ``GET
+/status``, and writes the batch to the store.
+
+A store that is not a database is moved aside (one error line) and a new one
+made. A locked one keeps the records waiting (at most :data:`MAX_WAITING`;
+the excess is dropped and counted, one line) and is tried again with the next
+batch; a store that cannot be written at all drops the records with a count.
+Answers never wait for any of it.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import queue
+import threading
+import time
+from typing import Any, Final
+
+import msgspec
+import structlog
+
+from hookd.decision.meaning import decision_of, failure_word
+from hookd.decision.store import Store, StoreError, move_aside
+from hookd.engine.verdict import Ran, Verdict
+
+__all__ = ["GATHER_S", "MAX_WAITING", "DecisionLog", "Noted"]
+
+log = structlog.get_logger("hookd.decisions")
+
+#: Records kept waiting while the store is locked; older ones are dropped past it.
+MAX_WAITING: Final = 100_000
+#: Seconds the woken writer lets pass before it writes what was noted meanwhile.
+GATHER_S: Final = 0.2
+#: Records turned into rows between two chances for the event loop to take the GIL.
+CHUNK: Final = 64
+_encoder: Final = msgspec.json.Encoder(enc_hook=repr)
+
+#: (UNIX time, event, agent, input, request id, verdict, module version, redaction
+#: patterns, elapsed ms): what the handler notes per answer.
+Noted = tuple[
+    float, str, str, dict[str, Any], Any, Verdict, str, tuple[str, ...], float
+]  # fmt: skip
+
+
+class DecisionLog:
+    """One store, its writer thread, and the counts of what was decided."""
+
+    def __init__(self, store: Store, module: str | None = None) -> None:
+        self.store = store
+        self.module = module
+        self.counts: dict[str, int] = {}
+        self.shadow_counts: dict[str, int] = {}
+        self.written = 0
+        self.dropped = 0
+        self.error: str | None = None
+        self._noted: collections.deque[Noted] = collections.deque()
+        self._woken = False
+        self._wake: queue.SimpleQueue[bool] = queue.SimpleQueue()  # True: write; False: stop
+        self._waiting: list[tuple[Any, ...]] = []
+        self._versions: set[str] = set()
+        self._meta_items: dict[str, str] = {}  # written with the next batch
+        self._thread: threading.Thread | None = None
+
+    # -- the request path ---------------------------------------------------------------
+
+    def note(self, noted: Noted) -> None:
+        """Keep one answer's record for the writer: an append (and a wake-up, the first time
+        after a write)."""
+        self._noted.append(noted)
+        if not self._woken:
+            self._woken = True
+            self._wake.put(True)
+
+    # -- life ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Open the store (a damaged one is reported, and moved aside, now), then start the
+        writer thread."""
+        self._write([])
+        self._thread = threading.Thread(target=self._run, name="hookd-decisions", daemon=True)
+        self._thread.start()
+
+    def close(self, timeout_s: float = 10.0) -> None:
+        """Write what is left, then stop the writer thread."""
+        if self._thread is not None:
+            self._wake.put(False)
+            self._thread.join(timeout_s)
+            self._thread = None
+        else:
+            self._write(self._drain())
+        self.store.close()
+
+    def status(self) -> dict[str, Any]:
+        """The ``decision_log`` object of ``GET /status``."""
+        return {
+            "path": self.store.path,
+            "written": self.written,
+            "waiting": len(self._waiting),
+            "dropped": self.dropped,
+            "error": self.error,
+        }
+
+    # -- the writer thread --------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            go_on = self._wake.get()
+            if go_on:
+                time.sleep(GATHER_S)
+            self._write(self._drain())
+            if not go_on:
+                return
+
+    def _drain(self) -> list[tuple[Any, ...]]:
+        """The rows of everything noted so far (the next note wakes the writer again)."""
+        self._woken = False
+        rows: list[tuple[Any, ...]] = []
+        noted = self._noted
+        while noted:
+            for _ in range(min(CHUNK, len(noted))):
+                rows += self._rows(noted.popleft())
+            time.sleep(0)  # let the event loop's thread have the GIL between chunks
+        return rows
+
+    def _rows(self, noted: Noted) -> list[tuple[Any, ...]]:
+        when, event, agent, input_data, request_id, verdict, version, redact, elapsed_ms = noted
+        if version not in self._versions:
+            self._versions.add(version)
+            self._meta(version, redact)
+        session = input_data.get("session_id")
+        tool = input_data.get("tool_name")
+        head = (
+            when,
+            agent,
+            session if isinstance(session, str) else None,
+            event,
+            tool if isinstance(tool, str) else None,
+        )
+        request = None if request_id is None else str(request_id)
+        raw = _encoder.encode(input_data).decode()  # TEXT: JSON for any later reader
+        rows = [(*head, *_main(verdict), round(elapsed_ms, 3), version, 0, request, raw)]
+        self._count(self.counts, rows[0][6])
+        for ran in verdict.shadow:
+            decision, reason = decision_of(ran.answer.payload)
+            failure = failure_word(ran.answer.outcome)
+            rows.append(
+                (*head, ran.reg.name, decision, reason, failure, ran.elapsed_ms, version, 1,
+                 request, raw)
+            )  # fmt: skip
+            self._count(self.shadow_counts, decision)
+        return rows
+
+    @staticmethod
+    def _count(counts: dict[str, int], decision: str) -> None:
+        counts[decision] = counts.get(decision, 0) + 1
+
+    def _meta(self, version: str, redact: tuple[str, ...]) -> None:
+        items = {f"redact:{version}": json.dumps(list(redact))}
+        if self.module is not None:
+            items["module"] = self.module
+        self._meta_items.update(items)
+
+    def _write(self, rows: list[tuple[Any, ...]]) -> None:
+        waiting = self._waiting + rows
+        try:
+            self._store_rows(waiting)
+        except StoreError as exc:
+            self._failed(exc, waiting)
+            return
+        self._waiting = []
+        self.written += len(waiting)
+        if self.error is not None:
+            log.info("decisions.store_recovered", path=self.store.path, written=len(waiting))
+            self.error = None
+
+    def _store_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        try:
+            self._add(rows)
+        except StoreError as exc:
+            if exc.kind != "corrupt":
+                raise
+            self.store.close()
+            moved = move_aside(self.store.path)
+            log.error(
+                "decisions.store_corrupt", path=self.store.path, moved_to=moved, error=str(exc)
+            )
+            self._add(rows)
+
+    def _add(self, rows: list[tuple[Any, ...]]) -> None:
+        self.store.open()
+        if self._meta_items:
+            self.store.set_meta(self._meta_items)
+            self._meta_items = {}
+        if rows:
+            self.store.add(rows)
+
+    def _failed(self, exc: StoreError, rows: list[tuple[Any, ...]]) -> None:
+        first = self.error is None
+        self.error = str(exc)
+        if exc.kind == "locked":
+            self._waiting = rows[-MAX_WAITING:]
+            lost = len(rows) - len(self._waiting)
+        else:
+            self._waiting, lost = [], len(rows)
+        self.dropped += lost
+        if first or lost:
+            log.error(
+                "decisions.store_unavailable",
+                path=self.store.path,
+                error=str(exc),
+                waiting=len(self._waiting),
+                dropped=self.dropped,
+            )
+
+
+_NOTHING: Final = ("", "none", "", None)
+
+
+def _main(verdict: Verdict) -> tuple[str, str, str, str | None]:
+    """(hooks, decision, reason, failure) of the answer the agent got."""
+    if not verdict.ran and verdict.problem is None:
+        return _NOTHING  # no hook matched: the most common answer
+    problem = verdict.problem
+    if problem is not None:
+        return "", "none", problem.message, problem.kind
+    decision, reason = decision_of(verdict.output)
+    ran = verdict.ran
+    if len(ran) == 1 and not verdict.conflicts:  # one hook: it decided, or nothing did
+        only = ran[0]
+        failure = failure_word(only.answer.outcome) if only.answer.outcome != "ok" else None
+        named = decision != "none" or failure is not None
+        return (only.reg.name if named else ""), decision, reason, failure
+    deciders = [ran for ran in verdict.ran if _decided(ran, decision)]
+    failure = next((w for ran in verdict.ran if (w := failure_word(ran.answer.outcome))), None)
+    if decision == "none":
+        deciders = [ran for ran in verdict.ran if ran.answer.outcome != "ok"]
+    elif not deciders:  # a conflict: every hook that voted
+        deciders = [ran for ran in verdict.ran if ran.answer.payload]
+    return ",".join(dict.fromkeys(ran.reg.name for ran in deciders)), decision, reason, failure
+
+
+def _decided(ran: Ran, decision: str) -> bool:
+    return decision_of(ran.answer.payload)[0] == decision
