@@ -122,12 +122,13 @@ class CodexRun:
 
 
 def _configure(box: Box, base_url: str) -> Path:
-    """``$CODEX_HOME/config.toml``: the fake provider, and the project trusted (Codex reads a
-    project's ``.codex/`` only in a trusted project)."""
+    """``$CODEX_HOME/config.toml``: the fake provider, no analytics or update check, and the
+    project trusted (Codex reads a project's ``.codex/`` only in a trusted project)."""
     home = box.home / ".codex"
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(
-        'model_provider = "fake"\nmodel = "gpt-5-codex"\n\n'
+        'model_provider = "fake"\nmodel = "gpt-5-codex"\ncheck_for_update_on_startup = false\n\n'
+        "[analytics]\nenabled = false\n\n"
         "[model_providers.fake]\n"
         f'name = "fake"\nbase_url = "{base_url}"\nenv_key = "FAKE_KEY"\nwire_api = "responses"\n\n'
         f'[projects."{box.project.resolve()}"]\ntrust_level = "trusted"\n'
