@@ -93,14 +93,10 @@ def _install(
 
 @dataclass
 class CodexRun:
-    """One ``codex exec``: its exit, its ``--json`` events, and what the fake model received."""
+    """One ``codex exec``: its exit and output (``--json`` events), and what the fake model got."""
 
     proc: subprocess.CompletedProcess[str]
     fake: FakeResponses
-
-    @property
-    def events(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.proc.stdout.splitlines() if line.startswith("{")]
 
     def explain(self) -> str:
         return f"exit {self.proc.returncode}\n{self.proc.stdout}\n{self.proc.stderr[-3000:]}"
