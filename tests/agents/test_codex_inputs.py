@@ -43,6 +43,7 @@ def test_the_schema_holds_every_event_codex_sends() -> None:
 @pytest.mark.parametrize("event", sorted(codex.EVENTS))
 def test_the_kits_codex_payload_fits_codexs_input_schema(event: str) -> None:
     result = load(str(GUARD)).fire_sync(event, agent="codex", **FIELDS.get(event, {}))
+    assert result.payload is not None
     assert problems(event, result.payload) == []
 
 
@@ -51,6 +52,7 @@ def test_a_bash_result_reaches_post_tool_use_as_codex_sends_it() -> None:
     response = {"stdout": "out\n", "stderr": "err\n", "interrupted": False, "isImage": False}
     fields = {**FIELDS["PostToolUse"], "tool_response": response}
     result = load(str(GUARD)).fire_sync("PostToolUse", agent="codex", **fields)
+    assert result.payload is not None
     assert result.payload["tool_response"] == "out\nerr\n"  # the command's output, as text
 
 
