@@ -1,46 +1,99 @@
 #!/bin/bash
 # hookd-agent: an agent CLI's command hook, forwarded to the warm hookd daemon.
 #
-#   hookd-agent.sh PORT TOKEN_FILE AGENT/EVENT [DEADLINE_S [open]]
+#   hookd-agent.sh PORT TOKEN_FILE AGENT/EVENT [DEADLINE_S [MODE [HOOKD MODULE]]]
 #
 # Reads the hook payload on stdin, POSTs it to http://127.0.0.1:PORT/agent/AGENT/EVENT
 # with the token read from TOKEN_FILE (never from the command line), and gives the
 # agent what the daemon encoded: the body on stdout (exit 0) or on stderr (other
 # exits), and the exit code of the x-hookd-exit header. Bash built-ins only (its
-# /dev/tcp): no process is started, so the round trip costs a few milliseconds.
+# /dev/tcp, `read` of /proc/net/tcp): with the daemon running no process is started,
+# so the round trip costs a few milliseconds.
+#
+# With HOOKD (the hookd executable) and MODULE (the hooks file) given, a daemon that is
+# not running is started (`HOOKD up MODULE --port PORT`) and asked once more.
+#
+# Before the token is sent, the listener on the port must belong to this user (its uid in
+# /proc/net/tcp or tcp6, where they exist): a program of another user on the port gets
+# nothing. A program of this user could read the token file anyway.
 #
 # When no usable answer comes (no daemon, no answer within DEADLINE_S, default 55,
 # a refusal, garbage) it fails closed: exit 2 and one line on stderr, which every
-# agent reads as "do not run it". With "open" (for events that block nothing) it
-# exits 1 instead: the agent shows the line and goes on.
+# agent reads as "do not run it". MODE "open" (for events that block nothing) exits
+# 1 instead: the agent shows the line and goes on; "pass" exits 0 (for an agent that
+# denies on any non-zero exit, as Copilot CLI does).
 export LC_ALL=C
-port=$1 token_file=$2 target=$3 deadline=${4:-55} mode=${5:-closed}
+trap '' PIPE # a peer that hangs up makes the write fail (exit 2 below), not kill the shim
+port=$1 token_file=$2 target=$3 deadline=${4:-55} mode=${5:-closed} hookd=$6 module=$7
 
 fail() {
 	printf 'hookd: %s\n' "$1" >&2
-	[ "$mode" = open ] && exit 1
+	case $mode in
+	open) exit 1 ;;
+	pass) exit 0 ;;
+	esac
 	exit 2
 }
 
-[ -n "$target" ] || fail "usage: hookd-agent.sh PORT TOKEN_FILE AGENT/EVENT [DEADLINE_S [open]]"
+# Sets owner to the uid of the listener that answers 127.0.0.1:PORT (this user's when one
+# of several is), from the kernel's socket tables; empty when none is listed (or there are
+# no such tables: not Linux).
+listener_uid() {
+	local hex table sl addr rem st queues tr retr uid rest
+	printf -v hex '%04X' "$port"
+	for table in "${HOOKD_PROC_NET:-/proc/net}"/tcp "${HOOKD_PROC_NET:-/proc/net}"/tcp6; do
+		[ -r "$table" ] || continue
+		while read -r sl addr rem st queues tr retr uid rest; do
+			[ "$st" = 0A ] && [ "${addr##*:}" = "$hex" ] || continue
+			case ${addr%:*} in
+			0100007F | 00000000 | 00000000000000000000000000000000 | \
+				0000000000000000FFFF00000100007F | 00000000000000000000000001000000)
+				owner=$uid
+				[ "$uid" = "$UID" ] && return 0
+				;;
+			esac
+		done <"$table"
+	done
+	return 0
+}
+
+connect() {
+	{ exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null
+}
+
+[ -n "$target" ] || fail "usage: hookd-agent.sh PORT TOKEN_FILE AGENT/EVENT [DEADLINE_S [MODE [HOOKD MODULE]]]"
 IFS= read -r token 2>/dev/null <"$token_file"
-[ -n "$token" ] || fail "cannot read the daemon's token from $token_file"
+[ -n "$token" ] || [ -n "$module" ] || fail "cannot read the daemon's token from $token_file"
 IFS= read -r -d '' body
-{ exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || fail "the hookd daemon is not running on 127.0.0.1:$port"
+if ! connect; then
+	[ -n "$hookd" ] && [ -n "$module" ] || fail "the hookd daemon is not running on 127.0.0.1:$port"
+	why=$("$hookd" up "$module" --port "$port" --quiet 2>&1 >/dev/null)
+	if [ -n "$why" ]; then
+		why=${why##*$'\n'} why=${why#hookd up: error: }
+		fail "the hookd daemon is not running on 127.0.0.1:$port and did not start: $why"
+	fi
+	connect || fail "the hookd daemon is not running on 127.0.0.1:$port (not even after \`hookd up\`)"
+	IFS= read -r token 2>/dev/null <"$token_file"
+fi
+[ -n "$token" ] || fail "cannot read the daemon's token from $token_file"
+owner=
+listener_uid
+[ -z "$owner" ] || [ "$owner" = "$UID" ] || fail "port $port is held by another user's program (uid $owner), not the hookd daemon"
 printf 'POST /agent/%s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
 	"$target" "$token" "${#body}" "$body" 2>/dev/null >&3 || fail "the hookd daemon on port $port closed the connection"
 
-IFS= read -r -t "$deadline" status <&3 || fail "no answer from the hookd daemon within ${deadline}s"
+# Read errors (a connection reset) are the one line's business, not bash's own message.
+IFS= read -r -t "$deadline" status <&3 2>/dev/null || fail "no answer from the hookd daemon within ${deadline}s"
 status=${status%$'\r'}
 code=
-while IFS= read -r -t "$deadline" line <&3; do
+while IFS= read -r -t "$deadline" line <&3 2>/dev/null; do
 	line=${line%$'\r'}
 	[ -z "$line" ] && break
 	case $line in
 	[Xx]-[Hh]ookd-[Ee]xit:*) code=${line#*:} code=${code// /} ;;
 	esac
 done
-IFS= read -r -d '' -t "$deadline" answer <&3
+IFS= read -r -d '' -t "$deadline" answer <&3 2>/dev/null
 case $status in
 "HTTP/1.1 200 "*) ;;
 *) fail "the hookd daemon refused the call: ${status:-no status line}" ;;

@@ -8,7 +8,7 @@ TYPE_CHECKING = False  # without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["DAEMON_COMMANDS", "DAEMON_PARSERS", "LIGHT_COMMANDS", "port_number"]
+__all__ = ["AGENT_CHOICES", "DAEMON_COMMANDS", "DAEMON_PARSERS", "LIGHT_COMMANDS", "port_number"]
 
 #: Seconds without a request before the daemon exits; the next prompt starts it again.
 DEFAULT_IDLE_EXIT_S = 8 * 3600.0
@@ -16,6 +16,9 @@ DEFAULT_IDLE_EXIT_S = 8 * 3600.0
 DAEMON_COMMANDS = ("install", "uninstall", "up", "down", "status", "call")
 #: Commands on the hook path of every session or prompt: they import nothing heavy.
 LIGHT_COMMANDS = ("up", "call")
+#: What ``--agent`` takes (hookd.daemon.agent_config.OTHER_AGENTS, named here without importing
+#: the dialects); ``all`` is Claude Code and each other agent whose CLI is on PATH.
+AGENT_CHOICES = ("claude", "codex", "gemini", "copilot", "qwen", "all")
 
 
 def _hooks(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
@@ -60,28 +63,54 @@ def _start_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def agent_name(text: str) -> str:
+    """An argparse type: an agent ``--agent`` knows."""
+    if text not in AGENT_CHOICES:
+        raise argparse.ArgumentTypeError(
+            f"unknown agent {text!r}: expected one of {', '.join(AGENT_CHOICES)}"
+        )
+    return text
+
+
 def _scope(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--scope",
         choices=["local", "project", "user"],
         default="local",
         help="local = the project's .claude/settings.local.json (default, personal, ignored by "
-        "git); project = .claude/settings.json (shared: `hookd call` commands that work in "
-        "every checkout); user = ~/.claude/settings.json (every project)",
+        "git; other agents: .codex/hooks.json, .gemini/settings.json, "
+        ".github/hooks/hookd.json, .qwen/settings.json); project = .claude/settings.json "
+        "(shared: `hookd call` commands that work in every checkout; Claude Code only); user "
+        "= ~/.claude/settings.json (every project; ~/.codex/hooks.json, "
+        "~/.gemini/settings.json, ~/.copilot/hooks/hookd.json, ~/.qwen/settings.json)",
+    )
+
+
+def _agent(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--agent",
+        dest="agents",
+        action="append",
+        type=agent_name,
+        metavar="AGENT",
+        help=f"{what}: claude (default), codex, gemini, copilot, qwen, or all (claude and each "
+        "other agent whose CLI is on PATH); may be given more than once",
     )
 
 
 def _install(p: argparse.ArgumentParser) -> None:
     _hooks(p)
     _scope(p)
+    _agent(p, "the agent CLI whose hook file to write")
     p.add_argument(
         "--port", type=port_number, metavar="N", help="daemon port (default: from the module)"
     )
     p.add_argument(
         "--fail-open",
         action="store_true",
-        help='leave out "onFailure": "block" and give the prompt\'s shim --fail-open: when the '
-        "daemon is down, tools and prompts go ahead unguarded",
+        help='leave out "onFailure": "block" and give the prompt\'s shim --fail-open (other '
+        "agents: every shim fails open): when the daemon is down, tools and prompts go ahead "
+        "unguarded",
     )
     p.add_argument("--no-start", action="store_true", help="only write the settings")
     p.add_argument("--idle-exit", type=float, default=DEFAULT_IDLE_EXIT_S, help=argparse.SUPPRESS)
@@ -90,6 +119,7 @@ def _install(p: argparse.ArgumentParser) -> None:
 def _uninstall(p: argparse.ArgumentParser) -> None:
     _hooks(p)
     _scope(p)
+    _agent(p, "the agent CLI whose hook file to clean (all: every agent)")
 
 
 def _up(p: argparse.ArgumentParser) -> None:
@@ -105,6 +135,7 @@ def _down(p: argparse.ArgumentParser) -> None:
 def _status(p: argparse.ArgumentParser) -> None:
     _hooks(p, optional=True)
     p.add_argument("--json", action="store_true", help="print the raw status objects")
+    _agent(p, "show only this agent's hook files and calls")
 
 
 def _call(p: argparse.ArgumentParser) -> None:
@@ -128,13 +159,18 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "which start the daemon when it is not running; project scope: `hookd call` shims "
         "only, for SessionStart and the events HOOKS has at install), then start the daemon. "
         "The settings go to the project holding the module (its .claude/ or git root). "
-        "Re-running replaces hookd's own entries.",
+        "Re-running replaces hookd's own entries. With --agent codex, gemini, copilot or "
+        "qwen: that agent's own hook file (local or user scope), one command entry per event "
+        "of HOOKS the agent sends, for every tool, running the bash shim hookd-agent.sh, which "
+        "starts the daemon when it is down and fails closed on PreToolUse, PermissionRequest "
+        "and UserPromptSubmit unless --fail-open; the same daemon serves every agent.",
         _install,
     ),
     "uninstall": (
         "remove hookd's entries for HOOKS from the settings and stop its daemon",
-        "Remove exactly the entries `hookd install` wrote for HOOKS; unless another scope "
-        "still uses it, stop its daemon and remove its token, log and install record.",
+        "Remove exactly the entries `hookd install` wrote for HOOKS (--agent: in that agent's "
+        "file); unless another scope or agent still uses it, stop its daemon and remove its "
+        "token, log and install record.",
         _uninstall,
     ),
     "up": (

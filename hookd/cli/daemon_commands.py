@@ -175,6 +175,23 @@ def down_main(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _for_agents(running: Running, paths: DaemonPaths, agents: list[str]) -> Running:
+    """The status of ``agents`` only: their calls, and the hook files the install record
+    names for them (``all``: every agent)."""
+    wanted = set(agents)
+    status = dict(running.status)
+    calls = status.get("agents")
+    if isinstance(calls, dict) and "all" not in wanted:
+        status["agents"] = {a: row for a, row in calls.items() if a in wanted}
+    files = (read_json(paths.record) or {}).get("settings")
+    status["configs"] = {
+        name: found.get("agent", "claude")
+        for name, found in (files.items() if isinstance(files, dict) else ())
+        if isinstance(found, dict) and ("all" in wanted or found.get("agent", "claude") in wanted)
+    }
+    return Running(running.pid, running.port, status)
+
+
 def status_main(args: argparse.Namespace) -> int:
     """Print what each running daemon reports on ``GET /status``."""
     from hookd.daemon.report import render
@@ -188,6 +205,8 @@ def status_main(args: argparse.Namespace) -> int:
         token = os.environ.get(TOKEN_ENV) or read_token(paths) or ""
         running = probe(paths, token)
         if isinstance(running, Running):
+            if args.agents:
+                running = _for_agents(running, paths, args.agents)
             found.append(running)
         elif running == "token":
             print(f"hookd: {paths.module}: the daemon wants another token", file=sys.stderr)

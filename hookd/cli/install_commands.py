@@ -7,6 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from hookd.daemon.agent_install import AgentInstalled, agent_file, install_agent, uninstall_agent
 from hookd.daemon.install import Installed, InstallError, Where, install, uninstall
 from hookd.daemon.lifecycle import DaemonError, StartOptions, ensure_up, stop
 from hookd.daemon.paths import (
@@ -38,32 +39,84 @@ def _where(args: argparse.Namespace, module: Path) -> Where:
     return Where(args.scope, project_root(module, Path.cwd()))
 
 
+def agents_of(args: argparse.Namespace, *, installed_only: bool) -> list[str]:
+    """The agents named by ``--agent`` (claude when none), ``all`` expanded: Claude Code and
+    each other agent whose CLI is on PATH (every other agent when ``installed_only`` is
+    false: uninstall looks in each file)."""
+    from hookd.daemon.agent_config import OTHER_AGENTS
+
+    named = args.agents or ["claude"]
+    out: list[str] = []
+    for agent in named:
+        if agent == "all":
+            on_path = [a for a in OTHER_AGENTS if not installed_only or shutil.which(a)]
+            out += ["claude", *on_path]
+        else:
+            out.append(agent)
+    return list(dict.fromkeys(out))
+
+
 def install_main(args: argparse.Namespace) -> int:
     """Write the settings entries, then start the daemon so open sessions work at once."""
+    agents = agents_of(args, installed_only=True)
+    if "all" in (args.agents or []):
+        print(f"hookd: --agent all: {', '.join(agents)}")
     try:
         module = module_path(args.hooks)
-        paths, done = _install(module, args)
+        paths, done = _install(module, args, agents)
     except (PathError, InstallError, OSError) as exc:
         return _fail("install", exc)
-    if done.note is not None:
-        print(f"hookd: {done.note}")
-    _report(done, args.scope)
+    port = 0
+    for result in done:
+        port = result.port
+        if isinstance(result, Installed):
+            if result.note is not None:
+                print(f"hookd: {result.note}")
+            _report(result, args.scope)
+        else:
+            _report_agent(result)
     if args.no_start:
         return 0
-    return _start(paths, done, args.idle_exit)
+    return _start(paths, port, args.idle_exit)
 
 
-def _install(module: Path, args: argparse.Namespace) -> tuple[DaemonPaths, Installed]:
-    """Install; a failed first install of ``module`` leaves no state directory behind."""
+Done = Installed | AgentInstalled
+
+
+def _install(
+    module: Path, args: argparse.Namespace, agents: list[str]
+) -> tuple[DaemonPaths, list[Done]]:
+    """Install for each agent; a failed first install of ``module`` leaves no state directory
+    behind. Every agent's file is checked before any is written."""
     fresh = not daemon_paths(module, create=False).state_dir.exists()
     paths = daemon_paths(module)
     try:
         where = _where(args, module)
-        return paths, install(paths, where, port=args.port, fail_open=args.fail_open)
+        for agent in agents:
+            if agent != "claude":
+                agent_file(agent, args.scope, where.root)
+        done: list[Done] = []
+        for agent in agents:
+            if agent == "claude":
+                done.append(install(paths, where, port=args.port, fail_open=args.fail_open))
+            else:
+                done.append(install_agent(paths, agent, args.scope, where.root,
+                                          port=args.port, fail_open=args.fail_open))  # fmt: skip
+        return paths, done
     except BaseException:
         if fresh:
             shutil.rmtree(paths.state_dir, ignore_errors=True)
         raise
+
+
+def _report_agent(done: AgentInstalled) -> None:
+    events = ", ".join(done.events)
+    print(f"hookd: {_shown(done.path)}: {events} -> hookd-agent.sh, every tool, to the daemon on "
+          f"127.0.0.1:{done.port} (the shim starts it when it is down)")  # fmt: skip
+    if done.never:
+        print(f"hookd: {done.agent} never sends: {', '.join(done.never)}")
+    for note in done.notes:
+        print(note if note.startswith("hookd: ") else f"hookd: {note}")
 
 
 def _report(done: Installed, scope: str) -> None:
@@ -86,11 +139,11 @@ def _report(done: Installed, scope: str) -> None:
             print(f"hookd: {note}")
 
 
-def _start(paths: DaemonPaths, done: Installed, idle_exit_s: float) -> int:
+def _start(paths: DaemonPaths, port: int, idle_exit_s: float) -> int:
     token = read_token(paths, create=True)
     assert token is not None
     try:
-        running, _ = ensure_up(paths, StartOptions(done.port, token, False, idle_exit_s))
+        running, _ = ensure_up(paths, StartOptions(port, token, False, idle_exit_s))
     except DaemonError as exc:
         return _fail("install", f"settings written, but the daemon did not start: {exc}")
     print(f"hookd: daemon running: pid {running.pid} (`hookd status` shows its hooks)")
@@ -104,10 +157,11 @@ def uninstall_main(args: argparse.Namespace) -> int:
         module = module_path(args.hooks) if module.is_file() else module.resolve()
         paths = daemon_paths(module, create=False)
         where = _where(args, module)
-        removed, others = uninstall(paths, where)
+        taken = [_uninstall(paths, where, agent) for agent in agents_of(args, installed_only=False)]
     except (PathError, InstallError, OSError) as exc:
         return _fail("uninstall", exc)
-    shown = _shown(where.path)
+    removed, others = sum(n for _, n, _ in taken), taken[-1][2]
+    shown = ", ".join(_shown(path) for path, n, _ in taken if n) or _shown(taken[0][0])
     if not removed and not module.is_file() and not paths.state_dir.exists():
         return _fail("uninstall", f"{args.hooks}: no such file, and nothing installed for it")
     if others:
@@ -124,3 +178,10 @@ def uninstall_main(args: argparse.Namespace) -> int:
     else:
         print(f"hookd: {shown} has no hookd entries for {module}")
     return 0
+
+
+def _uninstall(paths: DaemonPaths, where: Where, agent: str) -> tuple[Path, int, list[str]]:
+    if agent == "claude":
+        removed, others = uninstall(paths, where)
+        return where.path, removed, others
+    return uninstall_agent(paths, agent, where.scope, where.root)

@@ -58,9 +58,12 @@ hooks = {{
 '''
 
 TEST: Final = '''\
-"""Tests for {name}: each fires one event with a realistic input, as Claude Code sends it."""
+"""Tests for {name}: each fires one event with a realistic input, as Claude Code sends it,
+then as each other agent CLI sends it (its own event and tool names, its own answer)."""
 
 from pathlib import Path
+
+import pytest
 
 import hookd.testing
 
@@ -81,6 +84,27 @@ def test_guard_lets_harmless_commands_through():
 def test_every_prompt_gets_the_house_rules():
     result = hooks.fire_sync("UserPromptSubmit", prompt="fix the failing test")
     assert result.context == "Run the tests before you commit.", result
+
+
+AGENTS = ["claude", "codex", "gemini", "copilot", "qwen"]  # `hookd install --agent AGENT`
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_every_agent_is_refused_the_forbidden_command(agent):
+    result = hooks.fire_sync(
+        "PreToolUse", agent=agent, tool_name="Bash", tool_input={{"command": "rm -rf /"}}
+    )
+    assert result.decision == "deny", result
+    assert result.encoded.exit_code == 0 and result.encoded.stdout, result.encoded  # its deny
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_every_agent_may_run_harmless_commands(agent):
+    result = hooks.fire_sync(
+        "PreToolUse", agent=agent, tool_name="Bash", tool_input={{"command": "ls -la"}}
+    )
+    assert result.decision == "none", result
+    assert result.encoded.exit_code == 0 and not result.encoded.stdout, result.encoded
 '''
 
 
@@ -146,7 +170,8 @@ def new_main(args: argparse.Namespace) -> int:
     module, test = files
     print(f"wrote {module} and {test}")
     print(f"next: run `pytest {test}`, edit {module} and its tests; then guard Claude Code "
-          f"with `hookd install {module}`")  # fmt: skip
+          f"with `hookd install {module}` (other agents: add --agent codex, gemini, copilot, "
+          "qwen or all)")  # fmt: skip
     if importlib.util.find_spec("pytest") is None:
         print("pytest is not installed beside hookd: install hookd with its test extra "
               "(pip install '/path/to/hookd[test]')")  # fmt: skip

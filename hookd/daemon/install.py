@@ -16,6 +16,7 @@ import os
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,12 @@ __all__ = [
     "backup_of",
     "hookd_command",
     "install",
+    "pick_port",
+    "read_settings",
+    "remember",
     "settings_file",
     "uninstall",
+    "write_settings",
 ]
 
 SCOPES = ("local", "project", "user")
@@ -202,15 +207,23 @@ def read_settings(path: Path) -> dict[str, Any] | None:
     return value
 
 
-def write_settings(path: Path, value: dict[str, Any], *, mode: int) -> None:
+def write_settings(
+    path: Path,
+    value: dict[str, Any],
+    *,
+    mode: int,
+    ours: Callable[[dict[str, Any] | None], bool] | None = None,
+) -> None:
     """Write atomically; the first time hookd writes its entries, keep the file as it was.
 
-    The backup is made only from a file without hookd entries (so it holds no token),
-    and never replaced: it is the user's own version.
+    The backup is made only from a file without hookd entries (``ours`` tells, by default
+    Claude Code's shape: so it holds no token), and never replaced: it is the user's own
+    version.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     backup = backup_of(path)
-    if path.exists() and not backup.exists() and not _has_entries(read_settings(path)):
+    has_entries = ours or _has_entries
+    if path.exists() and not backup.exists() and not has_entries(read_settings(path)):
         shutil.copy2(path, backup)
     write_private(path, (json.dumps(value, indent=2) + "\n").encode(), mode)
 
@@ -237,7 +250,7 @@ def install(paths: DaemonPaths, where: Where, *, port: int | None, fail_open: bo
     current = read_settings(path)
     value = current if current is not None else {}
     mode = _mode(path, secret=target.token is not None)
-    _remember(paths, path, chosen, created=current is None, had_hooks="hooks" in value)
+    remember(paths, path, chosen, created=current is None, had_hooks="hooks" in value)
     try:
         entries_mod.strip(value, paths.key)  # entries of an earlier install in another shape
         entries_mod.merge(value, target.key, entries_mod.entries(target, events))
@@ -256,12 +269,22 @@ def _mode(path: Path, *, secret: bool) -> int:
     return mode & 0o600 if secret else mode
 
 
-def _remember(paths: DaemonPaths, path: Path, port: int, *, created: bool, had_hooks: bool) -> None:
+def remember(
+    paths: DaemonPaths,
+    path: Path,
+    port: int,
+    *,
+    created: bool,
+    had_hooks: bool,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """Note in the install record what the first install into ``path`` found there."""
     record = read_json(paths.record) or {}
     files = record.get("settings")
     files = dict(files) if isinstance(files, dict) else {}
     mode = path.stat().st_mode & 0o777 if path.exists() else None
-    files.setdefault(str(path), {"created_file": created, "had_hooks": had_hooks, "mode": mode})
+    found = {"created_file": created, "had_hooks": had_hooks, "mode": mode, **(extra or {})}
+    files.setdefault(str(path), found)
     record = {"module": str(paths.module), "port": port, "settings": files}
     write_private(paths.record, json.dumps(record, indent=2).encode())
 

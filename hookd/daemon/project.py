@@ -13,7 +13,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["git_note", "project_root"]
+__all__ = ["git_note", "git_tracks", "project_root"]
 
 GIT_TIMEOUT_S = 10.0
 
@@ -42,11 +42,21 @@ def _git(folder: Path, *words: str) -> subprocess.CompletedProcess[str] | None:
         return None  # no git here: nothing it could commit
 
 
-def git_note(files: Iterable[Path]) -> str | None:
+def git_tracks(file: Path) -> bool:
+    """Whether ``file`` is in a git work tree, tracked."""
+    folder = next((f for f in file.parents if f.is_dir()), None)
+    if folder is None:
+        return False
+    done = _git(folder, "ls-files", "--error-unmatch", "--", str(file))
+    return done is not None and done.returncode == 0
+
+
+def git_note(files: Iterable[Path], why: str = "these hold the daemon's token") -> str | None:
     """Make git ignore ``files`` (which may hold a token); what the user should know, or None.
 
     Files not yet ignored are added to the work tree's ``info/exclude`` (local to the
-    clone, never committed). A file git already tracks cannot be ignored: that is said.
+    clone, never committed), under a comment saying ``why``. A file git already tracks
+    cannot be ignored: that is said.
     """
     files = list(files)
     folder = files[0].parent
@@ -67,7 +77,7 @@ def git_note(files: Iterable[Path]) -> str | None:
     exclude = (folder / where.stdout.strip()).resolve()
     root = Path(top.stdout.strip())
     lines = [f"/{os.path.relpath(f, root)}" for f in added]
-    _append(exclude, ["# hookd install: these hold the daemon's token", *lines])
+    _append(exclude, [f"# hookd install: {why}", *lines])
     return f"git now ignores {', '.join(lines)} (listed in {exclude})"
 
 

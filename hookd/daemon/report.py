@@ -58,6 +58,8 @@ def render(status: dict[str, Any], port: int) -> str:
     for row in rows:
         cells = (c.ljust(w) for c, w in zip(row, widths, strict=True))
         lines.append(("  " + "  ".join(cells)).rstrip())
+    for path, agent in (status.get("configs") or {}).items():
+        lines.append(f"  {agent} hooks in {path}")
     for agent, a in (status.get("agents") or {}).items():
         lines.append(
             f"  {agent}: {a.get('calls', 0)} calls, {a.get('errors', 0)} errors, "

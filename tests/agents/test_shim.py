@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import shutil
 import socket
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,7 @@ import trio
 
 from hookd.agents import SHIM
 from tests.agents.test_agent_route import DENIED, GUARD
+from tests.daemon.support import SQUATTER
 from tests.serve.http.client import serve_http
 
 
@@ -165,3 +169,89 @@ async def test_the_token_is_on_no_command_line(tmp_path: Path) -> None:
         proc.kill()
         await proc.wait()
         nursery.cancel_scope.cancel()
+
+
+def _tcp_table(port: int, uid: int) -> str:
+    """/proc/net/tcp as the kernel writes it: a header, then a LISTEN line on 127.0.0.1:PORT."""
+    return (
+        "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  "
+        "timeout inode\n"
+        f"   0: 0100007F:{port:04X} 00000000:0000 0A 00000000:00000000 00:00000000 00000000 "
+        f"{uid:>5}        0 4242 1 0000000000000000 100 0 0 10 0\n"
+    )
+
+
+@pytest.mark.req("R-A16")
+async def test_a_port_listed_as_another_users_gets_no_token(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text("owner-check-token-0123456789\n")
+    net = tmp_path / "net"
+    net.mkdir()
+    heads: list[bytes] = []
+
+    async def record(stream: trio.SocketStream) -> None:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            piece = await stream.receive_some(65536)
+            if not piece:
+                break
+            data += piece
+        heads.append(data)
+        await stream.aclose()
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(
+            functools.partial(trio.serve_tcp, record, 0, host="127.0.0.1")
+        )
+        port = listeners[0].socket.getsockname()[1]
+        (net / "tcp").write_text(_tcp_table(port, 4242))
+        with trio.fail_after(10):
+            got = await trio.run_process(
+                ["bash", SHIM, str(port), str(token), "codex/PreToolUse", "5"], stdin=b"{}",
+                capture_stdout=True, capture_stderr=True, check=False,
+                env={**os.environ, "HOOKD_PROC_NET": str(net)},
+            )  # fmt: skip
+            (net / "tcp").write_text(_tcp_table(port, os.getuid()))
+            mine = await trio.run_process(
+                ["bash", SHIM, str(port), str(token), "codex/PreToolUse", "5"], stdin=b"{}",
+                capture_stdout=True, capture_stderr=True, check=False,
+                env={**os.environ, "HOOKD_PROC_NET": str(net)},
+            )  # fmt: skip
+        nursery.cancel_scope.cancel()
+    assert (got.returncode, got.stdout) == (2, b"")
+    assert one_line(got) == (
+        f"hookd: port {port} is held by another user's program (uid 4242), not the hookd daemon"
+    )
+    assert mine.returncode == 2  # asked, then refused: the fake answered nothing
+    assert sorted(b"owner-check-token" in h for h in heads) == [False, True]  # the 2nd run only
+    assert b"" in heads
+
+
+@pytest.mark.req("R-A16")
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to listen as another user")  # fmt: skip
+def test_a_real_listener_of_another_user_gets_no_token(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text("owner-check-token-0123456789\n")
+    token.chmod(0o600)
+    port = free_port()
+    squatter = subprocess.Popen(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+         sys.executable, "-c", SQUATTER, str(port)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert squatter.stdout is not None
+        assert squatter.stdout.readline() == "listening\n"
+        got = subprocess.run(
+            ["bash", SHIM, str(port), str(token), "gemini/BeforeTool", "5"], input=b"{}",
+            capture_output=True, timeout=30, check=False,
+        )  # fmt: skip
+    finally:
+        squatter.kill()
+        out, _ = squatter.communicate(timeout=10)
+    assert (got.returncode, got.stdout) == (2, b"")
+    assert one_line(got) == (
+        f"hookd: port {port} is held by another user's program (uid 65534), not the hookd daemon"
+    )
+    assert "request" not in out  # it never heard from the shim

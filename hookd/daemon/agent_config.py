@@ -1,0 +1,193 @@
+"""Where each agent CLI reads its hooks, and the entries that point it at the module's daemon.
+
+Data first: one :class:`AgentConfig` per agent says which file (per scope), how its
+hook entries are shaped and in which unit their timeout is. Every entry hookd
+writes runs the command shim ``hookd/agents/hookd-agent.sh`` (bash built-ins: a few
+milliseconds a call) and ends with the module's mark, ``#hookd=KEY``, a shell
+comment: that is how a later install replaces the entries and ``uninstall``
+removes them, leaving the rest of the file alone.
+
+Every entry is a command, Qwen Code's too, although it also has http hooks: an
+http hook fails open (a refused connection, a timeout, a non-2xx run the tool), it
+cannot start a daemon that is down (after an idle exit or a reboot), and it would
+carry the token itself, where the shim reads the token file and checks the port's
+owner. The shim costs a few milliseconds more than an http hook; nothing measured
+here gives a reason to trade that for failing open on the events that block nothing.
+
+Entries route every tool of an event (no matcher): the daemon matches the module's
+own matchers, so a matcher a later save adds is served without a new install.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from hookd.agents import BLOCKING, SHIM, dialect
+from hookd.daemon import settings as claude_settings
+from hookd.daemon.settings import START_BUDGET_S, EventHooks, is_ours
+
+__all__ = [
+    "AGENT_CONFIGS", "OTHER_AGENTS", "AgentConfig", "AgentTarget", "entries", "merge", "strip",
+]  # fmt: skip
+
+JsonObject = dict[str, Any]
+#: Qwen Code reads a command hook's timeout of 1000 or more as milliseconds.
+_QWEN_MS_FROM = 1000
+
+
+def _home(variable: str, folder: str) -> Path:
+    given = os.environ.get(variable)
+    return Path(given) if given else Path.home() / folder
+
+
+def _same(seconds: int) -> int:
+    return seconds
+
+
+def _ms(seconds: int) -> int:
+    return seconds * 1000
+
+
+def _qwen(seconds: int) -> int:
+    return seconds if seconds < _QWEN_MS_FROM else seconds * 1000
+
+
+@dataclass(frozen=True, slots=True)
+class AgentConfig:
+    """One agent's hook file: where it is, and how an entry is shaped."""
+
+    agent: str
+    local: tuple[str, ...]  # the file's path in the project
+    user: Callable[[], Path]  # the user's file
+    timeout: Callable[[int], int] = _same  # seconds -> the agent's unit
+    flat: bool = False  # handlers straight in the event's list, the command under "bash"
+    skeleton: Mapping[str, Any] = field(default_factory=dict)  # what a new file holds
+    lenient: str = "open"  # the shim's mode on events whose failure blocks nothing
+
+    def path(self, scope: str, project: Path) -> Path:
+        return project.joinpath(*self.local) if scope == "local" else self.user()
+
+
+AGENT_CONFIGS: Mapping[str, AgentConfig] = MappingProxyType(
+    {
+        "codex": AgentConfig(
+            "codex", (".codex", "hooks.json"), lambda: _home("CODEX_HOME", ".codex") / "hooks.json"
+        ),
+        "gemini": AgentConfig(
+            "gemini",
+            (".gemini", "settings.json"),
+            lambda: Path.home() / ".gemini" / "settings.json",
+            timeout=_ms,
+        ),
+        # Copilot CLI denies the tool when a hook exits non-zero: failing open is exit 0.
+        "copilot": AgentConfig(
+            "copilot",
+            (".github", "hooks", "hookd.json"),
+            lambda: _home("COPILOT_HOME", ".copilot") / "hooks" / "hookd.json",
+            flat=True,
+            skeleton=MappingProxyType({"version": 1}),
+            lenient="pass",
+        ),
+        "qwen": AgentConfig(
+            "qwen",
+            (".qwen", "settings.json"),
+            lambda: Path.home() / ".qwen" / "settings.json",
+            timeout=_qwen,
+        ),
+    }
+)
+#: The agents besides Claude Code that ``hookd install --agent`` writes for.
+OTHER_AGENTS = tuple(AGENT_CONFIGS)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentTarget:
+    """What every entry of one install names: the daemon, the token file, hookd, the module."""
+
+    config: AgentConfig
+    key: str
+    port: int
+    token_file: Path
+    hookd: str
+    module: Path
+    fail_open: bool
+
+    def command(self, agent_event: str, e: EventHooks) -> str:
+        words = [
+            "bash", SHIM, str(self.port), str(self.token_file),
+            f"{self.config.agent}/{agent_event}", str(e.budget_s), self.mode(e),
+            self.hookd, str(self.module),
+        ]  # fmt: skip
+        return f"{shlex.join(words)} #hookd={self.key}"
+
+    def mode(self, e: EventHooks) -> str:
+        """closed: no answer blocks the action; else the agent's way of going on."""
+        closed = e.blocks and e.event in BLOCKING and not self.fail_open
+        return "closed" if closed else self.config.lenient
+
+    def handler(self, agent_event: str, e: EventHooks) -> JsonObject:
+        timeout = self.config.timeout(e.budget_s + START_BUDGET_S)  # room to start the daemon
+        if self.config.flat:
+            return {"type": "command", "bash": self.command(agent_event, e), "timeoutSec": timeout}
+        return {"type": "command", "command": self.command(agent_event, e), "timeout": timeout}
+
+
+def entries(target: AgentTarget, events: Iterable[EventHooks]) -> dict[str, list[JsonObject]]:
+    """The entries to add, by the agent's event name; events the agent never sends are left out."""
+    names = dialect(target.config.agent)
+    out: dict[str, list[JsonObject]] = {}
+    for e in events:
+        theirs = names.agent_event(e.event)
+        if theirs is None:
+            continue
+        handler = target.handler(theirs, e)
+        out.setdefault(theirs, []).append(handler if target.config.flat else {"hooks": [handler]})
+    return out
+
+
+def _ours_flat(handler: Any, key: str | None) -> bool:
+    if not isinstance(handler, dict):
+        return False
+    return is_ours({"type": handler.get("type"), "command": handler.get("bash")}, key)
+
+
+def strip(config: AgentConfig, value: JsonObject, key: str | None) -> int:
+    """Remove the module's entries (any module's when ``key`` is None) in place; how many went.
+
+    A list left empty by it goes too."""
+    if not config.flat:  # Claude Code's shape
+        return claude_settings.strip(value, key)
+    hooks = value.get("hooks")
+    if not isinstance(hooks, dict):
+        return 0
+    removed = 0
+    for event in list(hooks):
+        handlers = hooks[event]
+        if not isinstance(handlers, list):
+            continue
+        kept = [h for h in handlers if not _ours_flat(h, key)]
+        removed += len(handlers) - len(kept)
+        if kept or not handlers:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    return removed
+
+
+def merge(value: JsonObject, added: dict[str, list[JsonObject]]) -> None:
+    """Append ``added`` to the file's hooks (in place); a clear ``ValueError`` for a file whose
+    ``hooks`` is not what the agent reads."""
+    hooks = value.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ValueError('"hooks" in the file is not an object')
+    for event, items in added.items():
+        current = hooks.setdefault(event, [])
+        if not isinstance(current, list):
+            raise ValueError(f'"hooks.{event}" in the file is not a list')
+        current.extend(items)

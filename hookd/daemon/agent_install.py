@@ -1,0 +1,214 @@
+"""``hookd install --agent AGENT`` and ``uninstall --agent AGENT``: the module's entries in
+another agent CLI's hook file (Codex, Gemini CLI, Copilot CLI, Qwen Code).
+
+The same daemon, port and install record as the module's Claude Code install: the
+record remembers, per file, whether hookd created it (and the folders above it) and
+its ``hooks`` object, and its mode, so ``uninstall`` takes back exactly what was added.
+The file holds this machine's absolute paths (the shim, hookd, the module, the token
+*file*), never a secret: it keeps its mode (0644 when new). Local scope refuses a file
+that git tracks (the paths are of one machine) and has git ignore it otherwise; project
+scope is refused (a shared file cannot name one machine's paths).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hookd.agents import dialect
+from hookd.daemon.agent_config import AGENT_CONFIGS, AgentConfig, AgentTarget, entries, merge, strip
+from hookd.daemon.install import (
+    InstallError,
+    backup_of,
+    event_hooks,
+    hookd_command,
+    pick_port,
+    read_settings,
+    remember,
+    write_settings,
+)
+from hookd.daemon.paths import DaemonPaths, read_json, read_token, write_private
+from hookd.daemon.project import git_note, git_tracks
+
+__all__ = ["AgentInstalled", "agent_file", "install_agent", "uninstall_agent"]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentInstalled:
+    agent: str
+    path: Path
+    events: list[str]  # the agent's names of the events routed
+    never: list[str]  # the module's events the agent never sends (Claude's names)
+    port: int
+    notes: list[str]  # one line each: the port moved, git, trust
+
+
+def config_of(agent: str, scope: str) -> AgentConfig:
+    if scope == "project":
+        raise InstallError(
+            f"--scope project writes a shared file; for {agent} use --scope local or --scope user"
+        )
+    return AGENT_CONFIGS[agent]
+
+
+def agent_file(agent: str, scope: str, project: Path) -> Path:
+    """``agent``'s hook file in ``scope``; a one-line error for a scope it cannot have."""
+    path = config_of(agent, scope).path(scope, project)
+    if scope == "local" and git_tracks(path):
+        raise InstallError(
+            f"{path}: git tracks it, and a local install writes this machine's paths into it; "
+            f"use --scope user"
+        )
+    return path
+
+
+def install_agent(
+    paths: DaemonPaths, agent: str, scope: str, project: Path, *, port: int | None, fail_open: bool
+) -> AgentInstalled:
+    """Write the module's entries into ``agent``'s hook file for ``scope``."""
+    config = config_of(agent, scope)
+    path = agent_file(agent, scope, project)
+    routed, handled = event_hooks(paths.module, route_all=False)
+    events = [e for e in routed if e.event in handled]
+    hookd = hookd_command()
+    if len(hookd) != 1:
+        raise InstallError(f"no hookd executable beside {hookd[0]}: reinstall hookd with pip")
+    chosen, note = pick_port(paths, port)
+    read_token(paths, create=True)  # the shim reads the file; the daemon renews it at each start
+    target = AgentTarget(config, paths.key, chosen, paths.token, hookd[0], paths.module, fail_open)
+    added = entries(target, events)
+    if not added:
+        raise InstallError(f"{paths.module} has no hooks for an event {agent} sends")
+    _write(paths, config, path, chosen, added)
+    notes = [note] if note is not None else []
+    if scope == "local":
+        said = git_note([path, backup_of(path)], f"{agent} hooks of this machine (hookd)")
+        notes += [said] if said is not None else []
+    trust = _trust(agent, scope, project)
+    notes += [trust] if trust is not None else []
+    never = [e.event for e in events if dialect(agent).agent_event(e.event) is None]
+    return AgentInstalled(agent, path, list(added), never, chosen, notes)
+
+
+def _write(
+    paths: DaemonPaths, config: AgentConfig, path: Path, port: int, added: dict[str, Any]
+) -> None:
+    current = read_settings(path)
+    value = current if current is not None else dict(config.skeleton)
+    made = _missing_dirs(path.parent)
+    extra = {"agent": config.agent, "made_dirs": [str(d) for d in made]}
+    remember(paths, path, port, created=current is None, had_hooks="hooks" in value, extra=extra)
+    try:
+        strip(config, value, paths.key)
+        merge(value, added)
+    except ValueError as exc:
+        raise InstallError(f"{path}: {exc}") from None
+    mode = path.stat().st_mode & 0o777 if current is not None else 0o644
+
+    def ours(v: dict[str, Any] | None) -> bool:
+        return v is not None and strip(config, copy.deepcopy(v), None) > 0
+
+    write_settings(path, value, mode=mode, ours=ours)
+
+
+def _missing_dirs(folder: Path) -> list[Path]:
+    """The folders above a file that do not exist yet, deepest first."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def _trust(agent: str, scope: str, project: Path) -> str | None:
+    """The one step the agent wants before it runs the hooks, or None."""
+    if agent == "codex":
+        home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+        step = "approve the new hooks with /hooks in codex (codex exec: add "
+        step += "--dangerously-bypass-hook-trust)"
+        if scope == "local" and not _codex_trusts(home / "config.toml", project):
+            step = (
+                f'add [projects."{project}"] trust_level = "trusted" to {home / "config.toml"} '
+                f"(codex reads a project's .codex/ only then), and {step}"
+            )
+        return f"hookd: codex runs hooks only once trusted: {step}"
+    if agent == "gemini" and scope == "local" and _gemini_folder_trust():
+        return (
+            f"hookd: gemini runs project hooks only in a trusted folder: trust {project} when "
+            "gemini asks (or with /permissions)"
+        )
+    return None
+
+
+def _codex_trusts(config: Path, project: Path) -> bool:
+    try:
+        value = tomllib.loads(config.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    projects = value.get("projects")
+    entry = projects.get(str(project)) if isinstance(projects, dict) else None
+    return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
+
+
+def _gemini_folder_trust() -> bool:
+    """Whether folder trust is on in the user's Gemini settings (its default)."""
+    try:
+        value = read_settings(Path.home() / ".gemini" / "settings.json") or {}
+    except InstallError:
+        return True
+    security = value.get("security")
+    trust = security.get("folderTrust") if isinstance(security, dict) else None
+    return not (isinstance(trust, dict) and trust.get("enabled") is False)
+
+
+def uninstall_agent(
+    paths: DaemonPaths, agent: str, scope: str, project: Path
+) -> tuple[Path, int, list[str]]:
+    """Remove the module's entries from ``agent``'s file: the file, how many entries went,
+    and the other files the module is still installed in."""
+    config = config_of(agent, scope)
+    path = config.path(scope, project)
+    record = read_json(paths.record) or {}
+    files = record.get("settings") if isinstance(record.get("settings"), dict) else {}
+    assert isinstance(files, dict)
+    mine = files.pop(str(path), None)
+    mine = mine if isinstance(mine, dict) else {}
+    value = read_settings(path)
+    removed = 0 if value is None else _take_back(config, path, value, paths.key, mine)
+    for folder in mine.get("made_dirs") or ():
+        try:
+            os.rmdir(folder)
+        except OSError:  # not empty, or gone: the user's now
+            break
+    if files:
+        write_private(paths.record, _dumps({**record, "settings": files}))
+    return path, removed, sorted(files)
+
+
+def _take_back(
+    config: AgentConfig, path: Path, value: dict[str, Any], key: str, mine: dict[str, Any]
+) -> int:
+    removed = strip(config, value, key)
+    if value.get("hooks") == {} and mine.get("had_hooks") is False:
+        del value["hooks"]
+    if not removed:
+        return 0
+    left = strip(config, copy.deepcopy(value), None) > 0
+    if mine.get("created_file") is True and value == dict(config.skeleton):
+        os.unlink(path)
+    else:
+        mode = mine.get("mode")
+        kept = mode if isinstance(mode, int) and not left else path.stat().st_mode & 0o777
+        write_private(path, _dumps(value), kept)
+    if not left:
+        backup_of(path).unlink(missing_ok=True)
+    return removed
+
+
+def _dumps(value: dict[str, Any]) -> bytes:
+    return (json.dumps(value, indent=2) + "\n").encode()
