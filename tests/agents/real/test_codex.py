@@ -1,16 +1,17 @@
 """The real Codex CLI (``@openai/codex``, pinned) guarded by a real hookd daemon, offline.
 
 ``codex exec`` runs against a fake Responses API (tests/support/fake_responses.py) in a private
-HOME and CODEX_HOME; the project's ``.codex/hooks.json`` points Codex's PreToolUse and
-UserPromptSubmit command hooks at the agent shim, which forwards each payload to the daemon
-that ``hookd up`` started for conformance/hooks/agents_guard.py. The model's shell calls are
-real commands on real files: a denied one must leave its file alone, an allowed one must act.
+HOME and CODEX_HOME; ``hookd install --agent codex`` points the project's ``.codex/hooks.json``
+(PreToolUse and UserPromptSubmit, the events of conformance/hooks/agents_guard.py) at the agent
+shim, which forwards each payload to the module's daemon. The model's shell calls are real
+commands on real files: a denied one must leave its file alone, an allowed one must act.
 
 Codex refuses a plain ``rm -rf`` by its own policy, so the guarded command is spelled
 ``command rm -rf DIR``: Codex runs that, the guard denies it.
 
-``HOOKD_RECORD_AGENTS=1`` wraps each hook command with tests/support/record_agent_hook.py and
-rewrites conformance/transcripts/agents/codex.jsonl from the guarded session.
+``HOOKD_RECORD_AGENTS=1`` wraps each installed hook command with
+tests/support/record_agent_hook.py and rewrites conformance/transcripts/agents/codex.jsonl from
+the guarded session.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,6 @@ from typing import Any
 
 import pytest
 
-from hookd.agents import SHIM
 from hookd.daemon.where import module_key, state_dir, token_file
 from tests.daemon.support import Box, hookd
 from tests.support.agent_clis import PINNED, agent_cli
@@ -47,8 +47,9 @@ BLOCKED = "Command blocked by PreToolUse hook: "
 DENIED = "hookd-guard: rm -rf is not allowed here (asked by codex)"
 CONTEXT = "hookd-guard is watching this session"
 CODEX_TIMEOUT_S = 30.0
-#: The events the project's hooks.json sends to the daemon; all of them block.
-EVENTS = ("PreToolUse", "UserPromptSubmit")
+#: How ``hookd install`` marks its own entries in an agent's hook file.
+MARK = "#hookd="
+RECORD_PREFIX = shlex.join([sys.executable, str(RECORDER)])
 
 
 def free_port() -> int:
@@ -67,28 +68,36 @@ def _token_file(box: Box, module: Path) -> Path:
 
 
 def _install(
-    project: Path,
-    module: Path,
-    port: int,
-    *,
-    box: Box,
-    events: tuple[str, ...] = EVENTS,
-    record: Path | None = None,
+    project: Path, module: Path, port: int, *, box: Box, record: Path | None = None
 ) -> Path:
-    """Point the project's ``.codex/hooks.json`` at ``module``'s daemon on ``port`` through the
-    agent shim (each event fails closed); with ``record``, each call is appended there too."""
-    hooks: dict[str, Any] = {}
-    for event in events:
-        shim = ["bash", SHIM, str(port), str(_token_file(box, module)), f"codex/{event}",
-                "55", "closed"]  # fmt: skip
-        if record is not None:
-            shim = [sys.executable, str(RECORDER), str(record), event, *shim]
-        command = {"type": "command", "command": shlex.join(shim), "timeout": 60}
-        hooks[event] = [{"hooks": [command]}]
+    """``hookd install --agent codex MODULE --port PORT`` in ``project`` (it starts the daemon);
+    with ``record``, each hookd entry's command is wrapped so that its calls are appended there."""
+    done = hookd(box, "install", "--agent", "codex", str(module), "--port", str(port), cwd=project)
+    assert done.returncode == 0, done.stderr
     path = project / ".codex" / "hooks.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"hooks": hooks}, indent=2) + "\n")
+    if record is not None:
+        _edit_entries(path, lambda event, command: f"{RECORD_PREFIX} {record} {event} {command}")
     return path
+
+
+def _uninstall(box: Box, module: Path) -> None:
+    done = hookd(box, "uninstall", "--agent", "codex", str(module), cwd=box.project)
+    assert done.returncode == 0, done.stderr
+
+
+def _edit_entries(path: Path, edit: Callable[[str, str], str | None]) -> None:
+    """Rewrite the command of each hookd entry in a Codex hooks file (None drops the entry)."""
+    config = json.loads(path.read_text())
+    for event, groups in config["hooks"].items():
+        for group in groups:
+            kept = []
+            for hook in group["hooks"]:
+                if MARK in hook["command"]:
+                    hook["command"] = edit(event, hook["command"])
+                if hook["command"] is not None:
+                    kept.append(hook)
+            group["hooks"] = kept
+    path.write_text(json.dumps(config, indent=2) + "\n")
 
 
 @dataclass
@@ -160,15 +169,21 @@ class Guarded:
 
 
 @contextmanager
-def guard_daemon(root: Path) -> Iterator[Guarded]:
-    """A private box under ``root`` whose daemon (``hookd up``) serves a copy of the guard."""
+def guard_daemon(
+    root: Path, *, user_hooks: dict[str, Any] | None = None, record: Path | None = None
+) -> Iterator[Guarded]:
+    """A private box under ``root`` whose project (a git work tree, holding a copy of the guard
+    and, given ``user_hooks``, the user's own ``.codex/hooks.json``) hookd is installed in."""
     box = Box(root)
     box.env()
-    module = box.root / "agents_guard.py"
+    subprocess.run(["git", "init", "-q", str(box.project)], check=True, timeout=CODEX_TIMEOUT_S)
+    module = box.project / "agents_guard.py"
     shutil.copy(GUARD, module)
+    if user_hooks is not None:
+        (box.project / ".codex").mkdir()
+        (box.project / ".codex" / "hooks.json").write_text(json.dumps(user_hooks, indent=2))
     port = free_port()
-    up = hookd(box, "up", "--quiet", str(module), "--port", str(port))
-    assert up.returncode == 0, up.stderr
+    _install(box.project, module, port, box=box, record=record)
     assert _token_file(box, module).is_file()
     victim = box.project / "victim"
     victim.mkdir()
@@ -188,9 +203,9 @@ def guarded(tmp_path: Path) -> Iterator[Guarded]:
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Guarded, CodexRun]]:
     """One Codex session: the guarded ``rm -rf``, then a harmless command, then "done"."""
-    with guard_daemon(tmp_path_factory.mktemp("codex")) as guarded:
-        record = guarded.box.root / "hook-calls.jsonl" if RECORDING else None
-        _install(guarded.box.project, guarded.module, guarded.port, box=guarded.box, record=record)
+    root = tmp_path_factory.mktemp("codex")
+    record = root / "hook-calls.jsonl" if RECORDING else None
+    with guard_daemon(root, record=record) as guarded:
         commands = [f"command rm -rf {guarded.victim}", f"touch {guarded.made}"]
         run = run_codex(guarded.box, shell_then_done(commands))
         assert run.proc.returncode == 0, run.explain()
@@ -238,16 +253,53 @@ def test_the_prompt_context_reaches_the_model(session: tuple[Guarded, CodexRun])
 def test_with_no_daemon_the_guarded_command_is_still_blocked(guarded: Guarded) -> None:
     box = guarded.box
     assert hookd(box, "down", str(guarded.module)).returncode == 0
-    guarded.module.unlink()  # nothing could start it again
+    guarded.module.unlink()  # the shim cannot start it again
     commands = [f"command rm -rf {guarded.victim}"]
-    _install(box.project, guarded.module, guarded.port, box=box)
     prompt_blocked = run_codex(box, shell_then_done(commands))
     assert prompt_blocked.proc.returncode == 0, prompt_blocked.explain()
     assert prompt_blocked.fake.requests == []  # UserPromptSubmit failed closed: no model turn
-    _install(box.project, guarded.module, guarded.port, box=box, events=("PreToolUse",))
+    hooks = box.project / ".codex" / "hooks.json"
+    _edit_entries(hooks, lambda event, command: command if event == "PreToolUse" else None)
     run = run_codex(box, shell_then_done(commands))
     assert run.proc.returncode == 0, run.explain()
     assert (guarded.victim / "keep.txt").exists()
     (denied,) = run.outputs()
-    down = f"hookd: the hookd daemon is not running on 127.0.0.1:{guarded.port}"
+    down = (
+        f"hookd: the hookd daemon is not running on 127.0.0.1:{guarded.port} and did not start: "
+        f"{guarded.module}: no such file"
+    )
     assert denied == f"{BLOCKED}{down}. Command: command rm -rf {guarded.victim}", run.explain()
+
+
+@pytest.mark.req("R-A15", "R-A20")
+def test_a_daemon_that_is_down_is_started_by_the_shim(guarded: Guarded) -> None:
+    assert hookd(guarded.box, "down", str(guarded.module)).returncode == 0
+    run = run_codex(guarded.box, shell_then_done([f"command rm -rf {guarded.victim}"]))
+    assert run.proc.returncode == 0, run.explain()
+    assert (guarded.victim / "keep.txt").exists()
+    assert run.outputs()[0].startswith(f"{BLOCKED}{DENIED}. "), run.explain()
+    assert CONTEXT in run.developer_texts()
+    assert "no daemon" not in hookd(guarded.box, "status").stdout
+
+
+@pytest.mark.req("R-A25")
+def test_uninstall_gives_back_the_users_own_codex_hooks(tmp_path: Path) -> None:
+    log = tmp_path / "user-hook.jsonl"
+    own = {"type": "command", "command": f"cat >> {log}; echo >> {log}", "timeout": 10}
+    user_hooks = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [own]}]}}
+    with guard_daemon(tmp_path, user_hooks=user_hooks) as guarded:
+        commands = [f"command rm -rf {guarded.victim}", f"touch {guarded.made}"]
+        run = run_codex(guarded.box, shell_then_done(commands))
+        assert run.proc.returncode == 0, run.explain()
+        assert (guarded.victim / "keep.txt").exists() and guarded.made.exists(), run.explain()
+        seen = [
+            json.loads(line)["tool_input"]["command"]
+            for line in log.read_text().splitlines()
+            if line
+        ]
+        assert seen == commands  # the user's hook ran beside hookd's, for both calls
+        _uninstall(guarded.box, guarded.module)
+        hooks = guarded.box.project / ".codex" / "hooks.json"
+        assert json.loads(hooks.read_text()) == user_hooks
+        assert sorted(p.name for p in hooks.parent.iterdir()) == ["hooks.json"]
+        assert "no daemon" in hookd(guarded.box, "status").stdout
