@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint typecheck imports pytest demo conformance bench fuzz soak schemas clean
+.PHONY: install agent-clis test lint typecheck imports pytest demo conformance bench fuzz soak schemas clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,11 @@ imports: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+# The other agent CLIs at the versions the tests pin, installed with npm into a reused cache.
+agent-clis: $(STAMP)
+	$(BIN)/python -m tests.support.agent_clis
+
+pytest: $(STAMP) agent-clis
 	$(BIN)/python -m pytest -q
 
 test: lint typecheck imports pytest

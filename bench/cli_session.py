@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -48,9 +49,16 @@ from tests.support.fake_anthropic import FakeAnthropic, n_tool_calls
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
-CONFIGS = ("none", "command", "http-floor", "hookd")
+#: ``HOOKD_BENCH_BASE=DIR`` (a checkout of another commit, with its own ``.venv``) adds that
+#: commit's hookd as ``hookd-base``, installed and measured in the same rounds: old against new.
+BASE = os.environ.get("HOOKD_BENCH_BASE")
+HOOKD_OF = {
+    "hookd": HOOKD,
+    **({"hookd-base": str(Path(BASE) / ".venv" / "bin" / "hookd")} if BASE else {}),
+}
+CONFIGS = ("none", "command", "http-floor", *HOOKD_OF)
 #: The http configurations, each compared with the command hook.
-SERVED = ("http-floor", "hookd")
+SERVED = ("http-floor", *HOOKD_OF)
 TARGET_RATIO = 0.2
 PRE_INPUT = {
     "session_id": "bench",
@@ -84,12 +92,13 @@ def prepare(root: Path, floor_port: int) -> dict[str, Box]:
     claude_dir = boxes["command"].project / ".claude"
     claude_dir.mkdir()
     (claude_dir / "settings.local.json").write_text(json.dumps(command_settings()))
+    for name in HOOKD_OF:
+        (boxes[name].project / ".claude").mkdir()
+        shutil.copy(HERE / "session_hooks.py", boxes[name].project / ".claude" / "hooks.py")
+        done = hookd(boxes[name], "install", ".claude/hooks.py", name=name)
+        if done.returncode != 0:
+            raise SystemExit(f"{name} install failed: {done.stderr}")
     hookd_box = boxes["hookd"]
-    (hookd_box.project / ".claude").mkdir()
-    shutil.copy(HERE / "session_hooks.py", hookd_box.project / ".claude" / "hooks.py")
-    done = hookd(hookd_box, "install", ".claude/hooks.py")
-    if done.returncode != 0:
-        raise SystemExit(f"hookd install failed: {done.stderr}")
     floor_dir = boxes["http-floor"].project / ".claude"
     floor_dir.mkdir()
     installed = json.loads((hookd_box.project / ".claude" / "settings.local.json").read_text())
@@ -110,9 +119,11 @@ def floor_settings(installed: dict[str, Any], port: int) -> dict[str, Any]:
     return {"hooks": hooks}
 
 
-def hookd(box: Box, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+def hookd(
+    box: Box, *args: str, stdin: bytes = b"", name: str = "hookd"
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [HOOKD, *args],
+        [HOOKD_OF[name], *args],
         input=stdin.decode(),
         capture_output=True,
         text=True,
@@ -198,7 +209,8 @@ def measure(
 ) -> dict[str, Any]:
     walls: dict[str, list[float]] = {name: [] for name in CONFIGS}
     hooks: dict[str, list[HookTimes]] = {name: [] for name in CONFIGS}
-    session(claude, boxes["hookd"], 2, None)  # warm-up: page cache, the daemon's first requests
+    for name in HOOKD_OF:  # warm-up: page cache, the daemons' first requests
+        session(claude, boxes[name], 2, None)
     for r in range(rounds):
         order = CONFIGS[r % len(CONFIGS) :] + CONFIGS[: r % len(CONFIGS)]
         for name in order:
@@ -268,6 +280,16 @@ def hook_figures(hooks: dict[str, list[HookTimes]]) -> dict[str, Any]:
             for name, v in http.items()
         },
         "hookd_up_ms": summary([ms for t in hooks["hookd"] for ms in t.command_ms]),
+        **(
+            {
+                "hookd_vs_base_per_round": [
+                    h.total_ms / b.total_ms
+                    for h, b in zip(hooks["hookd"], hooks["hookd-base"], strict=True)
+                ]
+            }
+            if "hookd-base" in hooks
+            else {}
+        ),
         "command_hook_ms": summary([ms for t in command for ms in t.command_ms]),
         "hook_ratio_per_round": ratios,
         "hook_ratio": {name: summary(v) for name, v in ratios.items()},
@@ -337,6 +359,15 @@ def _render_hooks(res: dict[str, Any]) -> list[str]:
         f"{_ratios(res['hook_ratio_per_round']['http-floor'])}",
         f"    hookd {_ratios(res['hook_ratio_per_round']['hookd'])} (target <= "
         f"{res['target_ratio']}: {verdict})",
+        *(
+            [
+                f"{row('hookd-base')}  = {http_part('hookd-base')}",
+                f"  hookd's hook time over hookd-base's, per round: "
+                f"{_ratios(res['hookd_vs_base_per_round'])}",
+            ]
+            if "hookd_vs_base_per_round" in res
+            else []
+        ),
     ]
 
 
@@ -358,7 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             res = measure(claude, boxes, args.rounds, args.calls, args.debug)
         finally:
-            hookd(boxes["hookd"], "down")
+            for name in HOOKD_OF:
+                hookd(boxes[name], "down", name=name)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "cli_session.json").write_text(json.dumps(res, indent=2) + "\n")
     print(render(res))

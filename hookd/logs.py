@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import select
+import stat
 import threading
 import time
 from typing import Any, BinaryIO, Final, Literal
@@ -47,6 +48,8 @@ class LogSink:
         self._fd = fd
         self._data = bytearray()  # touched by the loop's thread only
         self.loop_thread: int | None = None  # the attached loop's thread, while it runs
+        self.max_file_bytes: int | None = None  # rotate the file behind ``fd`` past it
+        self._room = 0  # bytes this sink may write before it looks at the file's size again
 
     def write(self, data: bytes) -> int:
         if threading.get_ident() != self.loop_thread:
@@ -88,6 +91,24 @@ class LogSink:
             except OSError:
                 return  # stderr gone: nothing left to tell
             view = view[written:]
+        if self.max_file_bytes is not None:
+            self._room -= len(data)
+            if self._room <= 0:
+                self._room = self._rotate_if_large(self.max_file_bytes)
+
+    def _rotate_if_large(self, max_bytes: int) -> int:
+        """Rotate the file past ``max_bytes`` (R-543); the bytes left before the next look."""
+        rotated = rotate_if_large(max_bytes, self._fd)
+        if rotated is not None:
+            self._room = max_bytes
+            line = {"previous": rotated, "msg": "log.rotated", "level": "info"}
+            line["timestamp"] = _timestamp()
+            self._write_all(_line_encoder.encode(line) + b"\n")
+            return self._room
+        try:
+            return max(max_bytes - os.fstat(self._fd).st_size, 4096)
+        except OSError:
+            return max_bytes
 
 
 class _Drain(trio.abc.Instrument):
@@ -102,6 +123,35 @@ class _Drain(trio.abc.Instrument):
     def after_run(self) -> None:
         self.sink.drain()
         self.sink.loop_thread = None
+
+
+def rotate_at(max_bytes: int) -> None:
+    """Move the file behind stderr to ``FILE.1`` once it grows past ``max_bytes``, looked at
+    as hookd's own lines are written (no timer: an idle server never looks)."""
+    if _sink is not None:
+        _sink.max_file_bytes = max_bytes
+        _sink._room = 0
+
+
+def rotate_if_large(max_bytes: int, fd: int = 2) -> str | None:
+    """Rotate ``fd``'s file (and stdout's, the same file) past ``max_bytes``: renamed to
+    ``FILE.1``, replacing an older one, and a new file (0600) in its place; its new name."""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size <= max_bytes:
+            return None
+        path = os.readlink(f"/proc/self/fd/{fd}")
+        if not os.path.isabs(path) or os.stat(path).st_ino != info.st_ino:
+            return None  # renamed or removed by someone else: leave it
+        os.replace(path, path + ".1")
+        new = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except OSError:
+        return None
+    if os.fstat(1).st_ino == info.st_ino:
+        os.dup2(new, 1)
+    os.dup2(new, fd)
+    os.close(new)
+    return path + ".1"
 
 
 def attach() -> None:

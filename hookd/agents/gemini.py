@@ -25,8 +25,10 @@ Claude answer (merged)           what Gemini CLI receives
 deny / decision: block           ``decision: "deny"`` + ``reason`` (AfterAgent: keep going)
 allow / ask                      ``decision: "allow"`` / ``"ask"`` (+ ``reason`` if given)
 defer                            no decision
-updatedInput                     ``hookSpecificOutput.tool_input`` (merged over the args)
-additionalContext                ``hookSpecificOutput.additionalContext``
+updatedInput                     ``hookSpecificOutput.tool_input`` (replaces the args, as
+                                 Claude's does)
+additionalContext                ``hookSpecificOutput.additionalContext`` (Gemini reads it
+                                 at BeforeAgent and AfterTool only)
 continue: false                  ``continue: false`` + ``stopReason``
 systemMessage                    ``systemMessage``
 hookd cannot answer              blocking event: exit 2 + one line on stderr; else exit 1

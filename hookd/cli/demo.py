@@ -1,4 +1,6 @@
-"""``hookd demo``: drive a real ``hookd serve`` process like a CLI would, and narrate.
+"""``hookd demo``: drive a real ``hookd serve`` process like a CLI would, and narrate; then
+install the same module as ``hookd install`` does and call its daemon as Claude Code would
+(:mod:`hookd.cli.demo_installed`).
 
 The default hooks module is the bundled ``examples/guard.py``: a guard that
 denies dangerous Bash commands, an audit logger and a context injector.
@@ -15,7 +17,9 @@ from typing import Any
 
 import trio
 
+from hookd.cli.demo_installed import play_installed
 from hookd.core.loader import load_hooks
+from hookd.daemon.install import hookd_command
 from hookd.errors import HookdError
 
 __all__ = ["default_hooks_path", "run_demo"]
@@ -130,7 +134,10 @@ async def _demo(path: str) -> int:
     if failure is not None:
         raise failure
     print(f"\nhookd exited with code {proc.returncode} after stdin closed.")
-    return 0 if ok and proc.returncode == 0 else 1
+    if not (ok and proc.returncode == 0):
+        return 1
+    installed = await trio.to_thread.run_sync(play_installed, Path(path), hookd_command())
+    return 0 if installed else 1
 
 
 async def _collect(proc: trio.Process, said: list[bytes]) -> None:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+
+from hookd.core.limits import MAX_OUTPUT_BYTES
 
 __all__ = ["MAX_OUTPUT_BYTES", "Finished"]
-
-#: Bytes kept of each of stdout and stderr.
-MAX_OUTPUT_BYTES: Final = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ import structlog
 import trio
 
 from hookd.core.context import MAX_MARGIN_S, HookContext, effective_timeout
+from hookd.core.limits import MAX_OUTPUT_BYTES
 from hookd.core.policy import Outcome
 from hookd.core.registry import Registration
 from hookd.engine.aio import run_on_asyncio
@@ -49,6 +50,8 @@ __all__ = [
 ]
 
 log = structlog.get_logger("hookd.executor")
+
+_json_encode: Final = msgspec.json.Encoder().encode
 
 THREAD_LIMIT: Final = 64
 #: Threads one sync hook may hold at once (the rest of its calls wait their turn).
@@ -266,6 +269,8 @@ class Executor:
 
     def check(self, reg: Registration, result: Any) -> Outcome:
         """Normalise a callback's return value and validate it for its event."""
+        if type(result) is dict and (too_big := _oversized(result)) is not None:
+            return Outcome("invalid_output", message=too_big)
         if reg.callback_id == PERMISSION_ID:
             try:
                 return Outcome("ok", permission_payload(result))
@@ -419,6 +424,17 @@ def _failed(reg: Registration, ctx: HookContext, exc: BaseException) -> Outcome:
     if isinstance(exc, RuntimeError) and "no running event loop" in message:
         message += " (this hook looks written for asyncio: mark it with runner='asyncio')"
     return Outcome("exception", message=message)
+
+
+def _oversized(result: dict[str, Any]) -> str | None:
+    """Why ``result`` is too large to pass on, or None."""
+    try:
+        size = len(_json_encode(result))
+    except Exception:  # not JSON: the check of its shape says why
+        return None
+    if size <= MAX_OUTPUT_BYTES:
+        return None
+    return f"the output is {size} bytes as JSON; the limit is {MAX_OUTPUT_BYTES} bytes"
 
 
 def _safe_str(exc: BaseException) -> str:

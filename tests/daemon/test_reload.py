@@ -211,3 +211,30 @@ def test_down_works_while_a_reload_is_stuck(box: Box, guard: Path) -> None:
     assert took < DOWN_BOUND_S, f"hookd down took {took:.2f}s"
     assert not pid_alive(pid)
     assert not pid_alive(checking["pid"])  # the busy check process went with it
+
+
+def _said(answer: dict[str, Any]) -> str:
+    said = answer.get("systemMessage")
+    return said if isinstance(said, str) else ""
+
+
+@pytest.mark.req("R-D44")
+def test_a_failed_save_is_said_once_in_each_session(box: Box, guard: Path) -> None:
+    with served(box, guard, 5) as (_pid, port, log):
+        assert _said(post_pre(port, "ls")) == ""
+        write(guard, GUARD + "\ndef broken(:\n")
+        wait_for_line(log, "reload.failed", WAIT_S)
+        first = post_pre(port, "echo forbidden")
+        assert first["hookSpecificOutput"]["permissionDecision"] == "deny"  # the old version
+        said = _said(first)
+        assert said.startswith("hookd: the last save did not load"), first
+        assert f"{guard}:15: syntax error" in said
+        assert _said(post_pre(port, "ls")) == ""  # once per session
+        other = json.dumps({**PRE, "session_id": "another", "tool_input": {"command": "ls"}})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/hook/PreToolUse", data=other.encode()
+        )
+        assert "did not load" in _said(_json(request))  # each session is told
+        write(guard, GUARD)
+        wait_for_line(log, "reload.done", WAIT_S)
+        assert _said(post_pre(port, "ls")) == ""

@@ -39,7 +39,7 @@ MODULE = str(ROOT / "tests" / "hooks" / "entrances.py")
 FAKE_CLI = ROOT / "tests" / "support" / "fake_cli.py"
 TOKEN = "entrance-token-0123456789abcdef"
 
-CASES = ["Raises", "Invalid", "Slow", "Typed", "Nothing", "Full"]
+CASES = ["Raises", "Invalid", "Huge", "Slow", "Typed", "Nothing", "Full"]
 ENTRANCES = ["hook_callback", "dispatch", "http", "kit", "host"]
 POLICIES = ["block", "continue"]
 
@@ -222,6 +222,7 @@ def expected(case: str, policy: str) -> Meaning:
     failures = {
         "Raises": ("exception", "boom", "guard_raises raised an exception"),
         "Invalid": ("invalid_output", "", "guard_invalid returned an invalid output"),
+        "Huge": ("invalid_output", "the output is 2000020 bytes", "guard_huge returned an invalid"),
         "Slow": ("timeout", "no answer within 0.9s", "guard_slow timed out"),
         "Typed": ("exception", "the input does not convert to Typed", "guard_typed raised"),
     }
@@ -291,7 +292,7 @@ def test_one_meaning_on_every_entrance(
 
 
 @pytest.mark.parametrize("policy", POLICIES)
-@pytest.mark.parametrize("case", ["Raises", "Invalid", "Slow", "Typed"])
+@pytest.mark.parametrize("case", ["Raises", "Invalid", "Huge", "Slow", "Typed"])
 @pytest.mark.req("R-130")
 def test_every_entrance_gives_the_same_words(
     case: str, policy: str, shared_tmp: Path, monkeypatch: pytest.MonkeyPatch
@@ -300,3 +301,14 @@ def test_every_entrance_gives_the_same_words(
     seen = {e: answer(e, case, policy, shared_tmp, monkeypatch) for e in ENTRANCES}
     first = seen["hook_callback"]
     assert all(m == first for m in seen.values()), seen
+
+
+@pytest.mark.parametrize("entrance", ENTRANCES)
+@pytest.mark.req("R-133")
+def test_an_answer_past_the_output_limit_is_the_hooks_invalid_output(
+    entrance: str, shared_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    got = answer(entrance, "Huge", "block", shared_tmp, monkeypatch)
+    assert got["decision"] == "deny"
+    assert got["reason"].startswith("hookd: hook guard_huge returned an invalid output: the output")
+    assert got["reason"].endswith("the limit is 1048576 bytes")

@@ -36,6 +36,12 @@ async def guard_invalid(
     return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "maybe"}}
 
 
+async def guard_huge(
+    input_data: dict[str, Any], tool_use_id: str | None, context: Any
+) -> dict[str, Any]:
+    return {"systemMessage": "x" * 2_000_000}  # past the 1 MiB an answer may take
+
+
 async def guard_slow(input_data: dict[str, Any], tool_use_id: str | None, context: Any) -> None:
     await trio.sleep(30)
 
@@ -65,6 +71,7 @@ async def guard_full(
 CASES: dict[str, Callable[..., Any]] = {
     "Raises": guard_raises,
     "Invalid": guard_invalid,
+    "Huge": guard_huge,
     "Slow": guard_slow,
     "Typed": guard_typed,
     "Nothing": guard_none,

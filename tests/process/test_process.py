@@ -200,6 +200,11 @@ def test_demo_runs_a_scripted_session() -> None:
     )
     assert not any("audit:" in line for line in steps)  # the hook's print comes after the table
     assert "stderr (the hooks' prints, hookd's warnings):\n  audit: Bash #1\n" in proc.stdout
+    installed = proc.stdout.split("the installed path")[1]  # hookd install, then its daemon
+    assert "$ hookd install .claude/hooks.py\n  hookd: .claude/settings.local.json:" in installed
+    denied = next(line for line in installed.splitlines() if "rm -rf /" in line)
+    assert " ".join(denied.split()[:7]) == "PreToolUse Bash: rm -rf / daemon DENY"
+    assert "removed" in installed.split("$ hookd uninstall .claude/hooks.py")[1]
 
 
 @pytest.mark.req("R-023")

@@ -66,3 +66,14 @@ def agent_cli(agent: str) -> Path:
                     f"npm install {cli.package}@{cli.version} failed: {done.stderr.strip()[-800:]}"
                 )
     return binary
+
+
+def main() -> int:
+    """Install every pinned CLI that the cache lacks; one line each."""
+    for agent, cli in PINNED.items():
+        print(f"{cli.package}@{cli.version}: {agent_cli(agent)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

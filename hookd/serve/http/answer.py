@@ -86,7 +86,8 @@ class HttpAnswers:
                 )
                 verdict = await self.handler.handle(call)
                 assert verdict is not None  # no scope: never withdrawn
-                answer = self._answer(request_id, verdict)
+                note = self.holder.reload_note(input_data.get("session_id"))
+                answer = self._answer(request_id, verdict, note)
         except Exception as exc:  # a fault in hookd itself: answer it, keep serving
             log.exception("internal.error", request_id=request_id)
             answer = _error(500, "internal_error", f"internal error: {type(exc).__name__}")
@@ -110,12 +111,19 @@ class HttpAnswers:
             return _error(400, "invalid", message)
         return event, input_data
 
-    def _answer(self, request_id: str, verdict: Verdict) -> HookAnswer:
-        """The verdict as an HTTP answer: the merged output with a note per failed hook."""
+    def _answer(self, request_id: str, verdict: Verdict, note: str | None) -> HookAnswer:
+        """The verdict as an HTTP answer: the merged output with a note per failed hook,
+        and ``note`` (a failed reload) for the user."""
         problem = verdict.problem
         if problem is not None:
             return _error(_STATUS[problem.kind], verdict.outcome, problem.message)
         output = verdict.with_notes()
+        if note is not None:
+            said = output.get("systemMessage")
+            output = {
+                **output,
+                "systemMessage": f"{said}\n{note}" if isinstance(said, str) else note,
+            }
         if self.handler.validate:
             invalid = validate_output(verdict.event, output)
             if invalid is not None:

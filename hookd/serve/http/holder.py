@@ -8,14 +8,17 @@ from hookd.core.registry import Registry
 
 __all__ = ["RegistryHolder"]
 
+#: Sessions remembered as told; past it, every session is told again.
+_TOLD_LIMIT = 10_000
+
 
 class RegistryHolder:
     """Holds the current registry; the server reads :attr:`current` on every request.
 
     :meth:`swap` installs a new registry (the per-session ``context.state`` of
     the old one carries over); :meth:`failed` records a reload that did not
-    load and keeps the current registry serving. With no registry the server
-    answers 503.
+    load and keeps the current registry serving, and :meth:`reload_note` tells each
+    session once that its edit is not live. With no registry the server answers 503.
     """
 
     def __init__(self, registry: Registry | None, module: str | None = None) -> None:
@@ -23,6 +26,7 @@ class RegistryHolder:
         self.module = module
         self.last_reload: float | None = None  # UNIX time of the last successful swap
         self.reload_error: str | None = None
+        self._told: set[str] = set()  # sessions shown the current reload error
 
     def swap(self, registry: Registry | None) -> None:
         """Serve ``registry`` from the next request on."""
@@ -31,7 +35,21 @@ class RegistryHolder:
         self.current = registry
         self.last_reload = time.time()
         self.reload_error = None
+        self._told.clear()
 
     def failed(self, error: str) -> None:
         """A reload failed with ``error``: keep serving the current registry."""
+        if error != self.reload_error:
+            self._told.clear()
         self.reload_error = error
+
+    def reload_note(self, session_id: object) -> str | None:
+        """The line a session is shown once while a failed reload leaves an older version
+        serving (its user believes the edit is live); None otherwise."""
+        error = self.reload_error
+        if error is None or not isinstance(session_id, str) or session_id in self._told:
+            return None
+        if len(self._told) >= _TOLD_LIMIT:
+            self._told.clear()
+        self._told.add(session_id)
+        return f"hookd: the last save did not load, the version before it still answers: {error}"

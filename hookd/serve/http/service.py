@@ -29,7 +29,6 @@ from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.exchange_log import recorder_from_env
 from hookd.serve.http.gate import Gate
 from hookd.serve.http.holder import RegistryHolder
-from hookd.serve.http.logfile import keep_log_small
 from hookd.serve.http.server import HttpServer
 from hookd.serve.http.session_record import SessionRecordings
 
@@ -246,7 +245,7 @@ async def _main(
         for task in background:
             nursery.start_soon(task, server.hooks.holder)
         if log_max_bytes is not None:
-            nursery.start_soon(keep_log_small, log_max_bytes)
+            hookd_log.rotate_at(log_max_bytes)
         port = await nursery.start(_serve_then_stop, server, nursery.cancel_scope)
         server.gate.listening(port)
         if ready_file is not None:

@@ -10,7 +10,7 @@ Codex refuses a plain ``rm -rf`` by its own policy, so the guarded command is sp
 ``command rm -rf DIR``: Codex runs that, the guard denies it.
 
 ``HOOKD_RECORD_AGENTS=1`` wraps each installed hook command with
-tests/support/record_agent_hook.py and rewrites conformance/transcripts/agents/codex.jsonl from
+tests/support/hook_recorder.py and rewrites conformance/transcripts/agents/codex.jsonl from
 the guarded session.
 """
 
@@ -40,7 +40,7 @@ pytestmark = pytest.mark.real_cli
 ROOT = Path(__file__).resolve().parents[3]
 GUARD = ROOT / "conformance" / "hooks" / "agents_guard.py"
 TRANSCRIPT = ROOT / "conformance" / "transcripts" / "agents" / "codex.jsonl"
-RECORDER = ROOT / "tests" / "support" / "record_agent_hook.py"
+RECORDER = ROOT / "tests" / "support" / "hook_recorder.py"
 RECORDING = os.environ.get("HOOKD_RECORD_AGENTS") == "1"
 #: What Codex itself writes before a hook's reason, and after it the command.
 BLOCKED = "Command blocked by PreToolUse hook: "
