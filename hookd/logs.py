@@ -3,12 +3,12 @@
 The message is the ``msg`` key; pass ``_event=`` to log a hook event name as
 ``event``.
 
-No timer and no flush call: while a trio loop runs with :func:`attach`, the
-lines its own thread logs gather in memory and are written with one
-``os.write`` when the loop is about to wait for I/O (a trio instrument's
-``before_io_wait``) and when it ends, so a burst of requests costs one write,
-not one per line, and an idle server never wakes for its log. A line logged
-from any other thread, or with no loop attached, is written at once.
+No polling and no flush calls: while a trio loop runs with :func:`attach`, the
+lines its own thread logs gather in memory; the first line of a burst wakes a
+task that writes them all :data:`DRAIN_DELAY_S` later with one ``os.write``
+(and the loop's end writes the rest), so a stream of requests costs one write
+per 50 ms, not one per line, and an idle server never wakes for its log. A line
+logged from any other thread, or with no loop attached, is written at once.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ class LogSink:
         self._fd = fd
         self._data = bytearray()  # touched by the loop's thread only
         self.loop_thread: int | None = None  # the attached loop's thread, while it runs
+        self.armed: trio.Event | None = None  # set when lines wait: the drain task wakes
         self.max_file_bytes: int | None = None  # rotate the file behind ``fd`` past it
         self._room = 0  # bytes this sink may write before it looks at the file's size again
 
@@ -56,8 +57,7 @@ class LogSink:
             self._write_all(data)
             return len(data)
         self._data += data
-        if len(self._data) > FLUSH_BYTES:
-            self.drain()
+        self._gathered()
         return len(data)
 
     def write_line(self, line: msgspec.Struct) -> None:
@@ -67,8 +67,16 @@ class LogSink:
             return
         _line_encoder.encode_into(line, self._data, -1)
         self._data += b"\n"
+        self._gathered()
+
+    def _gathered(self) -> None:
+        """Lines wait: wake the drain task, or write them now past :data:`FLUSH_BYTES`."""
         if len(self._data) > FLUSH_BYTES:
             self.drain()
+            return
+        armed = self.armed
+        if armed is not None and not armed.is_set():
+            armed.set()
 
     def flush(self) -> None:
         """Called by structlog after each line: nothing to do (see :meth:`drain`)."""
@@ -117,12 +125,24 @@ class _Drain(trio.abc.Instrument):
     def __init__(self, sink: LogSink) -> None:
         self.sink = sink
 
-    def before_io_wait(self, timeout: float) -> None:
-        self.sink.drain()
-
     def after_run(self) -> None:
         self.sink.drain()
         self.sink.loop_thread = None
+        self.sink.armed = None
+
+
+#: How long the first line of a burst waits for the rest of it. One write per line cost
+#: about 2 us of CPU per answer on one core at 1 in flight (10 % of an answer; `make bench`).
+DRAIN_DELAY_S: Final = 0.05
+
+
+async def _drain_later(sink: LogSink, armed: trio.Event) -> None:
+    """Sleep until a line waits, then write the burst :data:`DRAIN_DELAY_S` later."""
+    while True:
+        await armed.wait()
+        await trio.sleep(DRAIN_DELAY_S)
+        armed = sink.armed = trio.Event()
+        sink.drain()
 
 
 def rotate_at(max_bytes: int) -> None:
@@ -155,10 +175,12 @@ def rotate_if_large(max_bytes: int, fd: int = 2) -> str | None:
 
 
 def attach() -> None:
-    """Gather the running trio loop's log lines into one write per loop turn (call in the loop)."""
+    """Gather the running trio loop's log lines into one write per burst (call in the loop)."""
     if _sink is not None and _sink.loop_thread is None:
         _sink.loop_thread = threading.get_ident()
+        _sink.armed = trio.Event()
         trio.lowlevel.add_instrument(_Drain(_sink))
+        trio.lowlevel.spawn_system_task(_drain_later, _sink, _sink.armed)
 
 
 _sink: LogSink | None = None

@@ -161,13 +161,17 @@ class Handler:
             return self.expired(pending)
         return None
 
-    def begin(self, call: HookCall, reg: Registration | None = None) -> Verdict | Pending:
+    def begin(
+        self, call: HookCall, reg: Registration | None = None, started: float | None = None
+    ) -> Verdict | Pending:
         """Check ``call`` and run it as far as it goes without waiting.
 
         ``reg`` is the registration of ``call.callback_id`` when the caller has
-        already looked it up (the stdio reader, deciding whether to run it inline).
+        already looked it up and found that it runs inline (the stdio reader);
+        ``started`` the caller's ``time.perf_counter()`` when it took the call.
         """
-        started = time.perf_counter()
+        if started is None:
+            started = time.perf_counter()
         registry = self._fixed if self._fixed is not None else self._source()
         if registry is None:
             return self._problem(call, "unavailable", "no hooks loaded (the module failed to load)")
@@ -232,10 +236,13 @@ class Handler:
             if reg is None:
                 text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
                 return self._problem(call, "unknown_callback", text)
+            inline = self.executor.inline(reg)
+        else:
+            inline = True  # the caller looked it up for that
         problem = self.check_input(reg.event, call.input)
         if problem is not None:
             return self._problem(call, "invalid_input", problem)
-        if not self.executor.inline(reg):
+        if not inline:
             return _pending_named(call, registry, started, reg)
         ctx = self._context(call, reg, registry)
         began = self.executor.begin(reg, call.input, call.tool_use_id, ctx, checked=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -46,11 +47,14 @@ def percentile(values: list[float], fraction: float) -> float | None:
 
 
 class Stats:
-    """Counters by callback id, and the server's own totals."""
+    """Counters by agent and callback id, and the server's own totals.
+
+    Each call is counted once, under its agent and hook; the per-hook and per-agent rows
+    of ``GET /status`` add them up when asked (rarely), not on every call.
+    """
 
     def __init__(self) -> None:
-        self.hooks: dict[str, HookStats] = {}
-        self.agents: dict[str, HookStats] = {}
+        self.by_agent: dict[str, dict[str, HookStats]] = {}
         self.stuck: dict[str, int] = {}  # the executor's live count of stuck threads per hook
         self.requests = 0
         self.refused = 0
@@ -59,14 +63,17 @@ class Stats:
         self, callback_id: str, outcome: str, elapsed_ms: float, agent: str = "claude"
     ) -> None:
         """Count one run of ``callback_id`` for ``agent`` that ended with ``outcome``."""
-        stats = self.hooks.get(callback_id)
+        hooks = self.by_agent.get(agent)
+        if hooks is None:
+            hooks = self.by_agent[agent] = {}
+        stats = hooks.get(callback_id)
         if stats is None:
-            stats = self.hooks[callback_id] = HookStats()
+            stats = hooks[callback_id] = HookStats()
         stats.add(outcome, elapsed_ms)
-        by_agent = self.agents.get(agent)
-        if by_agent is None:
-            by_agent = self.agents[agent] = HookStats()
-        by_agent.add(outcome, elapsed_ms)
+
+    def of_hook(self, callback_id: str) -> HookStats:
+        """``callback_id``'s counters over every agent."""
+        return _summed(h[callback_id] for h in self.by_agent.values() if callback_id in h)
 
     def rows(self, registry: Registry | None) -> list[dict[str, Any]]:
         """One row per registered hook (in id order), counters at zero when never called."""
@@ -74,7 +81,7 @@ class Stats:
             return []
         rows = []
         for reg in registry.registrations():
-            stats = self.hooks.get(reg.callback_id) or HookStats()
+            stats = self.of_hook(reg.callback_id)
             ordered = sorted(stats.elapsed_ms)
             rows.append(
                 {
@@ -95,7 +102,8 @@ class Stats:
     def agent_rows(self) -> dict[str, dict[str, Any]]:
         """Calls, errors, timeouts and latency percentiles by the agent that sent them."""
         rows = {}
-        for agent, stats in sorted(self.agents.items()):
+        for agent, hooks in sorted(self.by_agent.items()):
+            stats = _summed(hooks.values())
             ordered = sorted(stats.elapsed_ms)
             rows[agent] = {
                 "calls": stats.calls,
@@ -105,3 +113,14 @@ class Stats:
                 "p99_ms": percentile(ordered, 0.99),
             }
         return rows
+
+
+def _summed(parts: Iterable[HookStats]) -> HookStats:
+    """One set of counters of ``parts``; the most recent :data:`SAMPLES` latencies of each."""
+    total = HookStats(elapsed_ms=collections.deque())
+    for part in parts:
+        total.calls += part.calls
+        total.errors += part.errors
+        total.timeouts += part.timeouts
+        total.elapsed_ms.extend(part.elapsed_ms)
+    return total

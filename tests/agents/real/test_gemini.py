@@ -1,14 +1,15 @@
 """The real Gemini CLI (``@google/gemini-cli`` 0.61.0) guarded by a real hookd daemon, offline.
 
 Gemini runs on scripted model answers (its hidden fake-responses mode,
-tests/support/gemini_fake.py) in a private HOME; the project's ``.gemini/settings.json``
-points its BeforeTool and BeforeAgent hooks at hookd's agent shim, which forwards each
-payload to the daemon serving conformance/hooks/agents_guard.py. What the model was sent
-back is read from Gemini's own local telemetry (each request's contents) and its
-``stream-json`` output.
+tests/support/gemini_fake.py) in a private HOME; ``hookd install --agent gemini`` (the
+installed console script) writes the project's ``.gemini/settings.json`` entries that point
+its BeforeTool and BeforeAgent hooks at hookd's agent shim, which forwards each payload to
+the daemon serving conformance/hooks/agents_guard.py (and starts that daemon when it is
+down). What the model was sent back is read from Gemini's own local telemetry (each
+request's contents) and its ``stream-json`` output.
 
-``HOOKD_RECORD_AGENTS=1`` wraps each hook command with tests/support/hook_recorder.py and
-writes the guarded session's hook calls to conformance/transcripts/agents/gemini.jsonl.
+``HOOKD_RECORD_AGENTS=1`` wraps each command install wrote with tests/support/hook_recorder.py
+and writes the guarded session's hook calls to conformance/transcripts/agents/gemini.jsonl.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from typing import Any
 import pytest
 
 from hookd.agents import SHIM
-from hookd.daemon.where import module_key, state_dir, token_file
 from tests.daemon.support import Box, hookd
 from tests.support.agent_clis import PINNED, agent_cli
 from tests.support.gemini_fake import (
@@ -46,13 +46,13 @@ RECORDER = ROOT / "tests" / "support" / "hook_recorder.py"
 RECORDING = os.environ.get("HOOKD_RECORD_AGENTS") == "1"
 
 RUN_TIMEOUT_S = 120
-HOOK_TIMEOUT_MS = 60_000  # Gemini counts hook timeouts in milliseconds
-DEADLINE_S = 55
 MODEL = "gemini-2.5-flash"  # pinned: no model-router call to script
 BLOCKED = "Tool execution blocked: hookd-guard: rm -rf is not allowed here (asked by gemini)"
 CONTEXT = "hookd-guard is watching this session"
 #: Gemini's names for the guard's events (UserPromptSubmit, PreToolUse).
 EVENTS = ("BeforeAgent", "BeforeTool")
+#: Where each session's project holds its copy of the guard (the project's ``.claude/``).
+MODULE = ".claude/hooks.py"
 #: The project's own settings before hookd is installed: a setting and a hook of the user's.
 OWN_SETTINGS: dict[str, Any] = {
     "ui": {"hideTips": True},
@@ -63,29 +63,15 @@ OWN_SETTINGS: dict[str, Any] = {
 Json = dict[str, Any]
 
 
-def _install(
-    project: Path,
-    module: Path,
-    port: int,
-    state_home: Path,
-    *,
-    record: Path | None = None,
-    events: tuple[str, ...] = EVENTS,
-) -> None:
-    """Point the project's Gemini hooks for ``events`` at the shim (the module's daemon on
-    ``port``, its token file under ``state_home``), keeping what the settings already hold;
-    ``record``: each call is also appended to that log."""
-    token = token_file(state_dir(str(state_home / "hookd"), module_key(str(module.resolve()))))
-    settings = project / ".gemini" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    config: Json = json.loads(settings.read_text()) if settings.exists() else {}
-    hooks = config.setdefault("hooks", {})
-    for event in events:
-        shim = ["bash", SHIM, str(port), token, f"gemini/{event}", str(DEADLINE_S), "closed"]
-        if record is not None:
-            shim = [sys.executable, str(RECORDER), str(record), event, *shim]
-        entry = {"type": "command", "command": shlex.join(shim), "timeout": HOOK_TIMEOUT_MS}
-        hooks.setdefault(event, []).append({"hooks": [entry]})
+def _record_through(settings: Path, log: Path) -> None:
+    """Make each command hookd install wrote in ``settings`` go through the recorder, which
+    appends the call to ``log``: the command stays as written, after the recorder's words."""
+    config: Json = json.loads(settings.read_text())
+    for event, groups in config["hooks"].items():
+        for handler in (h for g in groups for h in g["hooks"]):
+            if "#hookd=" in handler["command"]:
+                recorder = shlex.join([sys.executable, str(RECORDER), str(log), event])
+                handler["command"] = f"{recorder} {handler['command']}"
     settings.write_text(json.dumps(config, indent=2) + "\n")
 
 
@@ -111,18 +97,36 @@ class Run:
 
 @dataclass
 class Session:
-    """A private home with a copy of the guard module, a daemon port, a project to guard."""
+    """A private home, a project to guard with a copy of the guard module, a daemon port."""
 
     box: Box
     module: Path
     port: int
 
+    @property
+    def settings(self) -> Path:
+        return self.box.project / ".gemini" / "settings.json"
+
     def env(self) -> dict[str, str]:
         return self.box.env(GEMINI_API_KEY="dummy", NO_COLOR="1")
 
-    def hookd(self, *args: str) -> None:
+    def hookd(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """The console script, run in the project; it must succeed."""
         done = hookd(self.box, *args, env=self.env())
         assert done.returncode == 0, done.stderr
+        return done
+
+    def install(self, *, record: Path | None = None) -> None:
+        """``hookd install --agent gemini`` for the module on the session's port (which starts
+        the daemon); ``record``: each call is also appended to that log."""
+        self.hookd("install", "--agent", "gemini", "--port", str(self.port), MODULE)
+        if record is not None:
+            _record_through(self.settings, record)
+
+    def running(self) -> bool:
+        status = hookd(self.box, "status", MODULE, env=self.env())
+        assert status.returncode in (0, 3), status.stderr  # 3: not running
+        return status.returncode == 0
 
     def gemini(self, *turns: Json, prompt: str = "tidy up the project") -> Run:
         fake = write_responses(self.box.root / "fake.jsonl", turns)
@@ -148,12 +152,21 @@ def _free_port() -> int:
     return port
 
 
-def _session(root: Path) -> Session:
+def _listens(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _session(root: Path, *, prompt_hook: bool = True) -> Session:
+    """``prompt_hook=False``: the module's copy has no UserPromptSubmit hook (so no BeforeAgent
+    entry is installed)."""
     box = Box(root)
     box.env()
-    module = root / "hooks" / GUARD.name
+    module = box.project / MODULE
     module.parent.mkdir()
     shutil.copy(GUARD, module)
+    if not prompt_hook:
+        module.write_text(module.read_text() + '\ndel hooks["UserPromptSubmit"]\n')
     victim = box.project / "victim" / "keep.txt"
     victim.parent.mkdir()
     victim.write_text("still here\n")
@@ -174,10 +187,9 @@ def _write_transcript(log: Path) -> None:
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Session, Run]]:
     """One guarded session: the model asks for ``rm -rf victim``, then a harmless command."""
     session = _session(tmp_path_factory.mktemp("gemini"))
-    session.hookd("up", str(session.module), "--port", str(session.port), "--quiet")
     log = session.box.root / "hook-calls.jsonl" if RECORDING else None
     try:
-        _install(session.box.project, session.module, session.port, session.box.state, record=log)
+        session.install(record=log)
         run = session.gemini(
             shell_call("rm -rf victim"), shell_call("echo ran > made.txt"), reply("done")
         )
@@ -186,7 +198,7 @@ def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Session,
             _write_transcript(log)
         yield session, run
     finally:
-        hookd(session.box, "down", str(session.module), env=session.env())
+        hookd(session.box, "down", MODULE, env=session.env())
 
 
 @pytest.mark.req("R-A30")
@@ -226,22 +238,40 @@ def test_the_guards_prompt_context_reaches_the_model(guarded: tuple[Session, Run
     assert prompt_turn["parts"][-1] == {"text": f"<hook_context>{CONTEXT}</hook_context>"}
 
 
+@pytest.mark.req("R-A30")
+def test_the_hooks_are_the_ones_hookd_install_wrote(guarded: tuple[Session, Run]) -> None:
+    session, _ = guarded
+    hooks = json.loads(session.settings.read_text())["hooks"]
+    for event in EVENTS:
+        (group,) = [g for g in hooks[event] if "#hookd=" in json.dumps(g)]
+        (handler,) = group["hooks"]
+        assert "matcher" not in group and handler["timeout"] == 61_000  # ms: 31 s budget + 30
+        assert f"bash {SHIM} {session.port} " in handler["command"]
+        assert f" gemini/{event} 31 closed " in handler["command"]
+
+
 @pytest.mark.req("R-A32")
 @pytest.mark.parametrize("events", [("BeforeTool",), EVENTS], ids=["tool", "prompt-and-tool"])
 def test_with_the_daemon_gone_the_guarded_call_is_still_blocked(
     tmp_path: Path, events: tuple[str, ...]
 ) -> None:
-    session = _session(tmp_path)
-    session.hookd("up", str(session.module), "--port", str(session.port), "--quiet")
-    _install(session.box.project, session.module, session.port, session.box.state, events=events)
-    session.hookd("down", str(session.module))
+    session = _session(tmp_path, prompt_hook=events == EVENTS)
+    session.install()
+    assert sorted(json.loads(session.settings.read_text())["hooks"]) == sorted(
+        ["AfterTool", *events]
+    )  # the user's AfterTool, and install's entries
+    session.hookd("down", MODULE)
     session.module.unlink()  # nothing on the port, and nothing a start could serve
     run = session.gemini(shell_call("rm -rf victim"), reply("done"))
     assert run.proc.returncode == 0, run.proc.stderr
     assert (session.box.project / "victim" / "keep.txt").read_text() == "still here\n"
-    down = f"hookd: the hookd daemon is not running on 127.0.0.1:{session.port}"
+    down = (
+        f"hookd: the hookd daemon is not running on 127.0.0.1:{session.port} and did not "
+        f"start: {session.module}: no such file"
+    )
     calls = [(c["hook_event_name"], c["exit_code"], c["stderr"]) for c in run.hook_calls()]
-    assert calls == [(events[0], 2, down + "\n")]  # the first hook fails closed; nothing runs after
+    assert calls == [(events[0], 2, down + "\n")]  # the first fails closed; nothing runs after
+    assert not _listens(session.port)  # nothing was started
     if events == ("BeforeTool",):  # the model hears why its call was refused
         (refused,) = run.tool_results()
         assert refused["output"] == f"Tool execution blocked: {down}"
@@ -250,3 +280,47 @@ def test_with_the_daemon_gone_the_guarded_call_is_still_blocked(
         assert run.sent_to_model() == []
         errors = [e["message"] for e in run.events if e["type"] == "error"]
         assert errors == [f"Agent execution blocked: {down}"]
+
+
+@pytest.mark.req("R-A15", "R-A30")
+def test_the_shim_starts_a_daemon_that_is_down(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    session.install()
+    session.hookd("down", MODULE)  # as after an idle exit or a reboot
+    assert not session.running()
+    try:
+        run = session.gemini(shell_call("rm -rf victim"), reply("done"))
+        assert run.proc.returncode == 0, run.proc.stderr
+        assert (session.box.project / "victim" / "keep.txt").read_text() == "still here\n"
+        denied = run.tool_results()[0]
+        assert (denied["status"], denied["output"]) == ("error", BLOCKED)
+        calls = [(c["hook_event_name"], c["exit_code"]) for c in run.hook_calls()]
+        assert calls[:2] == [("BeforeAgent", 0), ("BeforeTool", 0)]  # the first call started it
+        prompt_turn = run.sent_to_model()[0][-1]
+        assert prompt_turn["parts"][-1] == {"text": f"<hook_context>{CONTEXT}</hook_context>"}
+        assert session.running()
+    finally:
+        hookd(session.box, "down", MODULE, env=session.env())
+
+
+@pytest.mark.req("R-A10", "R-A30")
+@pytest.mark.parametrize("own", [True, False], ids=["own-settings", "no-settings"])
+def test_uninstall_leaves_the_project_as_it_was_before_install(tmp_path: Path, own: bool) -> None:
+    session = _session(tmp_path)
+    if not own:
+        shutil.rmtree(session.settings.parent)
+    try:
+        session.install()
+        run = session.gemini(shell_call("rm -rf victim"), reply("done"))
+        assert run.proc.returncode == 0, run.proc.stderr
+        assert run.tool_results()[0]["output"] == BLOCKED  # installed, and guarding
+        done = session.hookd("uninstall", "--agent", "gemini", MODULE)
+    finally:
+        hookd(session.box, "down", MODULE, env=session.env())
+    assert "removed 2 hookd entries" in done.stdout and "daemon stopped" in done.stdout
+    if own:
+        assert json.loads(session.settings.read_text()) == OWN_SETTINGS
+    else:
+        assert not session.settings.parent.exists()  # nor the folder install made for it
+    assert not session.settings.with_name("settings.json.hookd.bak").exists()
+    assert not session.running()

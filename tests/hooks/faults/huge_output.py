@@ -1,4 +1,4 @@
-"""Fault: a hook returns a 50 MB output."""
+"""Fault: a hook returns a 50 MB output (refused as its invalid output, R-133)."""
 
 from __future__ import annotations
 
