@@ -25,7 +25,10 @@ systemMessage                   ``systemMessage``
 hookd cannot answer             blocking event: exit 2 + one line on stderr; else exit 1
 ==============================  ============================================================
 
-Codex's ``Interrupt`` has no Claude counterpart (unsupported).
+Codex's ``Interrupt`` has no Claude counterpart (unsupported). Its input schemas are closed
+too: the kit's Codex payloads carry only the fields Codex sends for the event
+(:data:`SENT_BY_EVENT`), with a shell command's result as the text of its output (Codex's
+PostToolUse ``tool_response`` is a string, not Claude's ``{stdout, stderr, ...}``).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from hookd.agents.dialect import Dialect, Encoded, Intent, dumps, failed_closed
 from hookd.engine.handler import HookCall
 from hookd.engine.verdict import Verdict
 
-__all__ = ["APPROVAL_NEEDED", "DEFAULT_REASON", "DIALECT"]
+__all__ = ["APPROVAL_NEEDED", "DEFAULT_REASON", "DIALECT", "SENT_BY_EVENT"]
 
 EVENTS: Final = MappingProxyType(
     {
@@ -59,6 +62,32 @@ EVENTS: Final = MappingProxyType(
 )
 #: Codex already names its shell tool ``Bash`` in hook payloads (its own ``exec_command``).
 TOOLS: Final = MappingProxyType[str, str]({})
+
+_BASE = ("session_id", "transcript_path", "cwd", "hook_event_name")
+_TURN = (*_BASE, "model", "permission_mode", "turn_id")
+_AGENT = ("agent_id", "agent_type")
+_TOOL = (*_TURN, *_AGENT, "tool_name", "tool_input")
+_COMPACT = frozenset({*_BASE, "model", "turn_id", *_AGENT, "trigger"})
+#: The top-level fields Codex sends, by event: its closed input schemas (the kit's payloads carry
+#: only these; ``schemas/agents/codex/input.json`` holds the schemas, checked by the tests).
+SENT_BY_EVENT: Final = MappingProxyType(
+    {
+        "PreToolUse": frozenset({*_TOOL, "tool_use_id"}),
+        "PermissionRequest": frozenset(_TOOL),
+        "PostToolUse": frozenset({*_TOOL, "tool_use_id", "tool_response"}),
+        "UserPromptSubmit": frozenset({*_TURN, *_AGENT, "prompt"}),
+        "Stop": frozenset({*_TURN, "stop_hook_active", "last_assistant_message"}),
+        "SubagentStart": frozenset({*_TURN, *_AGENT}),
+        "SubagentStop": frozenset(
+            {*_TURN, *_AGENT, "agent_transcript_path", "stop_hook_active", "last_assistant_message"}
+        ),
+        "SessionStart": frozenset({*_BASE, "model", "permission_mode", "source"}),
+        "SessionEnd": frozenset({*_BASE, "reason"}),
+        "PreCompact": _COMPACT,
+        "PostCompact": _COMPACT,
+    }
+)
+SENT: Final = frozenset().union(*SENT_BY_EVENT.values())
 
 DEFAULT_REASON: Final = "denied by a hookd hook"
 APPROVAL_NEEDED: Final = "this call needs the user's approval, which a Codex hook cannot ask for"
@@ -153,10 +182,16 @@ def encode(verdict: Verdict, call: HookCall) -> Encoded:
 
 
 def _unshape(data: dict[str, Any]) -> dict[str, Any]:
-    """Codex's own fields beside Claude's (the kit's payloads)."""
+    """Claude's input as Codex sends it (the kit's payloads): Codex's own fields added, the ones
+    its event lacks dropped, and a shell command's result as the text of its output."""
     data.setdefault("turn_id", "turn-1")
     data.setdefault("model", "gpt-5-codex")
-    return data
+    data.setdefault("permission_mode", "default")
+    response = data.get("tool_response")
+    if data.get("tool_name") == "Bash" and isinstance(response, dict) and "stdout" in response:
+        data["tool_response"] = f"{response.get('stdout') or ''}{response.get('stderr') or ''}"
+    sent = SENT_BY_EVENT.get(str(data.get("hook_event_name")), SENT)
+    return {key: value for key, value in data.items() if key in sent}
 
 
-DIALECT: Final = Dialect("codex", EVENTS, TOOLS, encode, unshape=_unshape)
+DIALECT: Final = Dialect("codex", EVENTS, TOOLS, encode, sent=SENT, unshape=_unshape)
