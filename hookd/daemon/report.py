@@ -61,8 +61,10 @@ def render(status: dict[str, Any], port: int) -> str:
     for path, agent in (status.get("configs") or {}).items():
         lines.append(f"  {agent} hooks in {path}")
     for agent, a in (status.get("agents") or {}).items():
+        decided = a.get("decisions")
+        denials = f"{decided.get('deny', 0)} denials, " if isinstance(decided, dict) else ""
         lines.append(
-            f"  {agent}: {a.get('calls', 0)} calls, {a.get('errors', 0)} errors, "
+            f"  {agent}: {a.get('calls', 0)} calls, {denials}{a.get('errors', 0)} errors, "
             f"{a.get('timeouts', 0)} timeouts, p50 {_ms(a.get('p50_ms'))} ms, "
             f"p99 {_ms(a.get('p99_ms'))} ms"
         )

@@ -60,6 +60,7 @@ class DecisionLog:
         self.module = module
         self.counts: dict[str, int] = {}
         self.shadow_counts: dict[str, int] = {}
+        self.agent_counts: dict[str, dict[str, int]] = {}  # agent -> decision -> answers
         self.written = 0
         self.dropped = 0
         self.error: str | None = None
@@ -150,6 +151,7 @@ class DecisionLog:
         raw = _encoder.encode(input_data).decode()  # TEXT: JSON for any later reader
         rows = [(*head, *_main(verdict), round(elapsed_ms, 3), version, 0, request, raw)]
         self._count(self.counts, rows[0][6])
+        self._count(self.agent_counts.setdefault(agent, {}), rows[0][6])
         for ran in verdict.shadow:
             decision, reason = decision_of(ran.answer.payload)
             failure = failure_word(ran.answer.outcome)

@@ -8,6 +8,7 @@ import os
 import shutil
 import socket
 import stat
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,8 +98,7 @@ def test_up_status_down(box: Box, module: Path) -> None:
     assert again.stdout.startswith(f"hookd: already running: pid {info['pid']} ")
     answer = call_pre(box, module, port)
     assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"  # type: ignore[index]
-    status = hookd(box, "status")
-    assert status.returncode == 0, status.stderr
+    status = _status_once_decided(box)
     lines = status.stdout.splitlines()
     assert lines[0] == str(module)
     assert lines[1].startswith(f"  pid {info['pid']}, 127.0.0.1:{port}, up ")
@@ -107,8 +107,8 @@ def test_up_status_down(box: Box, module: Path) -> None:
                                 "P50", "MS", "P99", "MS"]  # fmt: skip
     guard = next(line.split() for line in lines[5:] if " guard " in line)
     assert guard[:7] == ["hook_1", "PreToolUse", "guard", "1", "0", "0", "0"]
-    assert lines[-2].startswith("  claude: 1 calls, 0 errors, 0 timeouts, p50 ")  # per agent
-    assert lines[-1].startswith("  decisions: ")  # counted as the decision log writes them
+    assert lines[-2].startswith("  claude: 1 calls, 1 denials, 0 errors, 0 timeouts, p50 ")
+    assert lines[-1] == "  decisions: deny 1"  # counted as the decision log writes them
     down = hookd(box, "down", str(module))
     assert down.stdout == f"hookd: stopped pid {info['pid']} serving {module}\n"
     assert not pid_alive(info["pid"])
@@ -228,3 +228,15 @@ def test_one_daemon_per_module(box: Box, module: Path) -> None:
     down = hookd(box, "down")
     assert down.stdout.count("hookd: stopped pid") == 2
     assert not ready_file_exists(box)
+
+
+def _status_once_decided(box: Box, within_s: float = 20.0) -> subprocess.CompletedProcess[str]:
+    """``hookd status`` once the decision log has counted the call (its writer gathers for
+    0.2 s first), or the last one seen when ``within_s`` passes (the asserts then say why)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        status = hookd(box, "status")
+        assert status.returncode == 0, status.stderr
+        if "decisions: deny" in status.stdout or time.monotonic() > deadline:
+            return status
+        time.sleep(0.05)

@@ -164,6 +164,8 @@ class HttpServer:
         decisions = self.hooks.handler.decisions
         if decisions is not None:
             found["decisions"] = dict(decisions.counts)
+            for agent, row in found["agents"].items():
+                row["decisions"] = dict(decisions.agent_counts.get(agent, {}))
             found["shadow_decisions"] = dict(decisions.shadow_counts)
             found["decision_log"] = decisions.status()
         return found
