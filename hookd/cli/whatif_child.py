@@ -60,10 +60,9 @@ def answer(hooks: Hooks, event: str, agent: str, data: dict[str, Any]) -> dict[s
         return {"decision": "none", "reason": str(exc), "hooks": [], "failure": "refused"}
     decision, reason = decision_of(result.output)
     failures = [(h.name, word) for h in result.hooks if (word := failure_word(h.outcome))]
-    if decision == "none":
+    names = [h.name for h in result.hooks if h.output and decision_of(h.output)[0] == decision]
+    if decision == "none" or not names:  # nothing decided, or a failure did (its policy)
         names = [name for name, _ in failures]
-    else:
-        names = [h.name for h in result.hooks if decision_of(h.output)[0] == decision]
     return {
         "decision": decision,
         "reason": reason,
