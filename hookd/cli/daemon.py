@@ -202,6 +202,45 @@ def _log(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per record and line")
 
 
+def _whatif(p: argparse.ArgumentParser) -> None:
+    import textwrap
+
+    p.formatter_class = argparse.RawDescriptionHelpFormatter  # keeps the epilog's lines
+    p.description = textwrap.fill(p.description or "", 78)
+    p.epilog = WHATIF_EPILOG
+    p.add_argument("candidate", metavar="NEW_MODULE", help="the candidate hooks file or module")
+    p.add_argument(
+        "hooks",
+        metavar="HOOKS",
+        nargs="?",
+        help="the installed hooks file whose decision log to replay "
+        "(default: the one module with a decision log)",
+    )
+    p.add_argument(
+        "--since",
+        default="1d",
+        metavar="WHEN",
+        help="calls since 1h, 30m, 2d, or 2026-11-26T10:00 (default: 1d, the last day)",
+    )
+    p.add_argument(
+        "--limit", type=int, metavar="N", help="only the last N calls (default: every one)"
+    )
+    p.add_argument(
+        "--json", action="store_true", help="one JSON object per changed call, then a summary"
+    )
+
+
+WHATIF_EPILOG = """\
+exit status: 0 when no decision would change, 3 when one would, 1 on an error
+(the candidate does not load, no decision log yet, a damaged or locked store),
+2 on a usage error.
+
+examples:
+  hookd whatif candidate.py .claude/hooks.py             the last day's calls
+  hookd whatif candidate.py .claude/hooks.py --since 2h --json
+"""
+
+
 def _down(p: argparse.ArgumentParser) -> None:
     _hooks(p, optional=True)
 
@@ -265,6 +304,17 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "decision, the hook that decided, its reason), newest last. Secrets in inputs and "
         "reasons are masked. Without HOOKS: the one module with a decision log.",
         _log,
+    ),
+    "whatif": (
+        "replay HOOKS' logged calls through a candidate module; show what would change",
+        "Answer the calls in the decision log of HOOKS (the last day's, or --since) again "
+        "with NEW_MODULE, loaded in a process of its own (the running daemon is neither asked "
+        "nor touched), and print each call whose decision would change (was allow, now deny; "
+        "...) with both reasons, redacted, then a count. Each call is answered once, in the "
+        "order it came, through its own agent's dialect; a hook's side effects happen as they "
+        "would on a real call, and a hook that is not deterministic may answer otherwise than "
+        "it would later.",
+        _whatif,
     ),
     "call": (
         "post stdin to the daemon as EVENT's input (a command hook shim)",

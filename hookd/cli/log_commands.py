@@ -23,7 +23,7 @@ from hookd.decision.store import StoreError, classify, open_reader, redaction_pa
 from hookd.errors import HookdError
 from hookd.redact import Redactor
 
-__all__ = ["log_main", "parse_since"]
+__all__ = ["LogError", "log_main", "parse_since", "store_path"]
 
 FOLLOW_S: Final = 0.5
 REASON_CHARS: Final = 60
@@ -36,7 +36,7 @@ _RELATIVE: Final = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 
 
 class LogError(HookdError):
-    pass
+    """A one-line reason ``hookd log`` (or ``hookd whatif``) cannot answer."""
 
 
 def _fail(message: object) -> int:
@@ -57,7 +57,8 @@ def parse_since(text: str, now: float | None = None) -> float:
                        "2026-11-26T10:00") from None  # fmt: skip
 
 
-def _store(hooks: str | None) -> Path:
+def store_path(hooks: str | None) -> Path:
+    """The store of ``hooks``, or the one module's that has one; :class:`LogError` else."""
     if hooks is not None:
         path = daemon_paths(module_path(hooks), create=False).decisions
         if not path.exists():
@@ -114,7 +115,7 @@ def _select(conn: sqlite3.Connection, args: argparse.Namespace, after: int = 0) 
 def log_main(args: argparse.Namespace) -> int:
     """List, follow or explain the module's decisions."""
     try:
-        path = str(_store(args.hooks))
+        path = str(store_path(args.hooks))
         conn = open_reader(path)
         redactor = Redactor(redaction_patterns(conn))
         if args.why is not None:

@@ -36,6 +36,7 @@ examples:
   hookd install hooks.py                  serve hooks to interactive Claude Code (see README)
   hookd status                            the running daemons and their hooks' figures
   hookd log --why                         why the latest denial was denied
+  hookd whatif candidate.py hooks.py      which logged calls a candidate would decide otherwise
   hookd serve hooks.py                    serve on stdin/stdout (the CLI spawns this)
   hookd run --hooks hooks.py -p "list files" -- claude
                                           spawn the Claude Code CLI and serve it hooks
@@ -202,6 +203,12 @@ def _run_daemon(args: argparse.Namespace) -> int:
     return int(getattr(daemon_commands, f"{args.subcommand}_main")(args))
 
 
+def _run_whatif(args: argparse.Namespace) -> int:
+    from hookd.cli.whatif import whatif_main
+
+    return whatif_main(args)
+
+
 def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> NoReturn:
     """Exit 2 with the subcommand's usage, the words it does not know and their closest flags."""
     import difflib
@@ -224,6 +231,7 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: list[str
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     **dict.fromkeys(("install", "uninstall", "up", "down", "status", "call", "log"), _run_daemon),
+    "whatif": _run_whatif,
     "new": _run_new,
     "run": _run_run,
     "replay": _run_replay,

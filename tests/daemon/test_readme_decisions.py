@@ -70,7 +70,7 @@ def wait_for_records(box: Box, module: Path, n: int, *args: str) -> None:
         proc.wait(timeout=10)
 
 
-@pytest.mark.req("R-L04", "R-L08", "R-L09")
+@pytest.mark.req("R-L04", "R-L08", "R-L09", "R-L10", "R-L11", "R-L12")
 def test_every_command_of_the_two_sections_runs(box: Box) -> None:
     (module_text,) = [b for b in blocks(SHADOW, "python")]
     (redact_line,) = [b for b in blocks(WHY, "python")]
@@ -93,7 +93,22 @@ def test_every_command_of_the_two_sections_runs(box: Box) -> None:
             assert "hunter2" not in done.stdout and "tok_abcdefghijklmnop" not in done.stdout
             if "--why" in args:
                 assert "decided by: guard" in done.stdout and "[redacted]" in done.stdout
+        whatif = [args for args in shadow_commands if args[0] == "whatif"]
+        (box.project / "candidate.py").write_text(
+            module_text.replace("@hookd.shadow\n", "") + "\n" + redact_line
+        )
+        for args in whatif:  # no_network decides in the candidate: the curl call changes
+            done = hookd(box, *args)
+            assert done.returncode == 3, (args, done.stderr)
+            assert "tok_abcdefghijklmnop" not in done.stdout and "hunter2" not in done.stdout
+            if "--json" in args:
+                assert json.loads(done.stdout.splitlines()[-1])["changes"] == {"none->deny": 1}
+            else:
+                assert done.stdout.endswith("2 calls replayed, 1 changed: none->deny 1\n")
+                assert "now: deny by no_network: no network access" in done.stdout
         for args in shadow_commands[1:]:
+            if args[0] == "whatif":
+                continue
             done = hookd(box, *args)
             assert done.returncode == 0, (args, done.stderr)
             if args[-1] == "--denied":
