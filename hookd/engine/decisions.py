@@ -33,6 +33,10 @@ from hookd.decision.meaning import decision_of, failure_word
 from hookd.decision.store import Store, StoreError, move_aside
 from hookd.engine.verdict import Ran, Verdict
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hookd.engine.otel import Export
+
 __all__ = ["GATHER_S", "MAX_WAITING", "DecisionLog", "Noted"]
 
 log = structlog.get_logger("hookd.decisions")
@@ -53,11 +57,18 @@ Noted = tuple[
 
 
 class DecisionLog:
-    """One store, its writer thread, and the counts of what was decided."""
+    """One store, its writer thread, and the counts of what was decided.
 
-    def __init__(self, store: Store, module: str | None = None) -> None:
+    ``store`` is None when only ``export`` (OpenTelemetry, :mod:`hookd.engine.otel`) is
+    wanted: the same thread then exports the answers and keeps no records.
+    """
+
+    def __init__(
+        self, store: Store | None, module: str | None = None, export: Export | None = None
+    ) -> None:
         self.store = store
         self.module = module
+        self.export = export
         self.counts: dict[str, int] = {}
         self.shadow_counts: dict[str, int] = {}
         self.written = 0
@@ -86,7 +97,8 @@ class DecisionLog:
     def start(self) -> None:
         """Open the store (a damaged one is reported, and moved aside, now), then start the
         writer thread."""
-        self._write([])
+        if self.store is not None:
+            self._write([])
         self._thread = threading.Thread(target=self._run, name="hookd-decisions", daemon=True)
         self._thread.start()
 
@@ -98,10 +110,15 @@ class DecisionLog:
             self._thread = None
         else:
             self._write(self._drain())
-        self.store.close()
+        if self.export is not None:
+            self.export.close()
+        if self.store is not None:
+            self.store.close()
 
-    def status(self) -> dict[str, Any]:
-        """The ``decision_log`` object of ``GET /status``."""
+    def status(self) -> dict[str, Any] | None:
+        """The ``decision_log`` object of ``GET /status``; None without a store."""
+        if self.store is None:
+            return None
         return {
             "path": self.store.path,
             "written": self.written,
@@ -150,6 +167,8 @@ class DecisionLog:
         raw = _encoder.encode(input_data).decode()  # TEXT: JSON for any later reader
         rows = [(*head, *_main(verdict), round(elapsed_ms, 3), version, 0, request, raw)]
         self._count(self.counts, rows[0][6])
+        if self.export is not None:
+            self.export.answer(rows[0])
         for ran in verdict.shadow:
             decision, reason = decision_of(ran.answer.payload)
             failure = failure_word(ran.answer.outcome)
@@ -171,6 +190,8 @@ class DecisionLog:
         self._meta_items.update(items)
 
     def _write(self, rows: list[tuple[Any, ...]]) -> None:
+        if self.store is None:
+            return
         waiting = self._waiting + rows
         try:
             self._store_rows(waiting)
@@ -184,6 +205,7 @@ class DecisionLog:
             self.error = None
 
     def _store_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        assert self.store is not None
         try:
             self._add(rows)
         except StoreError as exc:
@@ -197,6 +219,7 @@ class DecisionLog:
             self._add(rows)
 
     def _add(self, rows: list[tuple[Any, ...]]) -> None:
+        assert self.store is not None
         self.store.open()
         if self._meta_items:
             self.store.set_meta(self._meta_items)
@@ -205,6 +228,7 @@ class DecisionLog:
             self.store.add(rows)
 
     def _failed(self, exc: StoreError, rows: list[tuple[Any, ...]]) -> None:
+        assert self.store is not None
         first = self.error is None
         self.error = str(exc)
         if exc.kind == "locked":

@@ -165,7 +165,9 @@ class HttpServer:
         if decisions is not None:
             found["decisions"] = dict(decisions.counts)
             found["shadow_decisions"] = dict(decisions.shadow_counts)
-            found["decision_log"] = decisions.status()
+            store = decisions.status()
+            if store is not None:
+                found["decision_log"] = store
         return found
 
     def status_body(self) -> bytes:
