@@ -15,6 +15,7 @@ without it, one warning line at start and nothing else.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -50,7 +51,9 @@ METRICS: Final = {
     "hookd.latency": ("histogram", "ms", "time from a call's arrival to its answer"),
 }
 #: Seconds the exit waits for the last spans and metrics to be sent.
-CLOSE_TIMEOUT_S: Final = 3.0
+CLOSE_TIMEOUT_S: Final = 2.0
+#: Seconds between two log lines about the same export failure (a collector that is down).
+QUIET_S: Final = 60.0
 
 
 def wanted(endpoint: str | None, environ: Mapping[str, str] = os.environ) -> tuple[bool, bool]:
@@ -166,8 +169,35 @@ def open_export(endpoint: str | None, service_version: str) -> Export | None:
         return None
 
 
+class _SdkLines(logging.Handler):
+    """The SDK's own errors as ``otel.export_failed`` lines, each kind at most once per
+    :data:`QUIET_S` (its retries' warnings are not shown)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self._last: dict[str, float] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        now = time.monotonic()
+        kind = str(record.msg)
+        if now - self._last.get(kind, -QUIET_S) < QUIET_S:
+            return
+        self._last[kind] = now
+        log.warning("otel.export_failed", error=record.getMessage(), quiet_s=QUIET_S)
+
+
+def _quiet_sdk() -> None:
+    sdk = logging.getLogger("opentelemetry")
+    sdk.setLevel(logging.ERROR)
+    sdk.propagate = False
+    if not any(isinstance(h, _SdkLines) for h in sdk.handlers):
+        sdk.addHandler(_SdkLines())
+
+
 def _open(endpoint: str | None, service_version: str, *, traces: bool, metrics: bool) -> Export:
     from opentelemetry.sdk.resources import Resource
+
+    _quiet_sdk()
 
     attributes = {"service.version": service_version}
     if not os.environ.get("OTEL_SERVICE_NAME"):

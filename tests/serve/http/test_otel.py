@@ -25,7 +25,8 @@ def _points(metric: Any) -> dict[str, Any]:
     for point in data.data_points:
         labels = attributes(point.attributes)
         assert labels["agent"] == "claude" and labels["hook_event"] == "PreToolUse"
-        key = labels["decision"] + (f"/{labels['hookd.failure']}" if "hookd.failure" in labels else "")
+        failure = labels.get("hookd.failure")
+        key = labels["decision"] + (f"/{failure}" if failure else "")
         out[key] = point
     return out
 
