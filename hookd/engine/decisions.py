@@ -8,7 +8,9 @@ that queue, so an idle server never wakes for it; once woken it lets
 :data:`GATHER_S` pass, so that a busy server's records go to disk in one
 transaction a few times a second, not one per answer. It then reads each
 verdict's decision (:mod:`hookd.decision.meaning`), counts it for ``GET
-/status``, and writes the batch to the store.
+/status``, and writes the batch to the store. With OpenTelemetry export on
+(:mod:`hookd.engine.otel`) it hands each answer to the exporter there too; a writer
+with export and no store keeps no records.
 
 A store that is not a database is moved aside (one error line) and a new one
 made. A locked one keeps the records waiting (at most :data:`MAX_WAITING`;
