@@ -19,7 +19,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import structlog
@@ -74,9 +74,9 @@ def _signal_url(endpoint: str | None, path: str) -> str | None:
 class Export:
     """The tracer and the instruments the writer thread records answers with."""
 
-    def __init__(self, tracer: Any, meter: Any, providers: list[Any]) -> None:
+    def __init__(self, tracer: Any, meter: Any, stops: list[Callable[[float], Any]]) -> None:
         self._tracer = tracer
-        self._providers = providers
+        self._stops = stops  # each provider's shutdown, given its time in ms
         self._instruments: dict[str, Any] = {}
         if meter is not None:
             for name, (kind, unit, description) in METRICS.items():
@@ -116,12 +116,9 @@ class Export:
         deadline_ms = timeout_s * 1000
 
         def shut() -> None:
-            for provider in self._providers:
+            for stop in self._stops:
                 try:
-                    if _timed(provider):
-                        provider.shutdown(timeout_millis=deadline_ms)
-                    else:
-                        provider.shutdown()
+                    stop(deadline_ms)
                 except Exception as exc:
                     log.warning("otel.shutdown_failed", error=str(exc))
 
@@ -131,10 +128,6 @@ class Export:
         thread.join(timeout_s)
         if thread.is_alive():
             log.warning("otel.shutdown_timed_out", after_s=round(time.monotonic() - started, 3))
-
-
-def _timed(provider: Any) -> bool:
-    return type(provider).__name__ == "MeterProvider"
 
 
 def _span_attributes(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -203,16 +196,16 @@ def _open(endpoint: str | None, service_version: str, *, traces: bool, metrics: 
     if not os.environ.get("OTEL_SERVICE_NAME"):
         attributes["service.name"] = "hookd"
     resource = Resource.create(attributes)
-    providers: list[Any] = []
+    stops: list[Callable[[float], Any]] = []
     tracer = meter = None
     if traces:
         tracer, provider = _tracer(endpoint, resource)
-        providers.append(provider)
+        stops.append(lambda _ms: provider.shutdown())  # bounded by close()'s thread join
     if metrics:
-        meter, provider = _meter(endpoint, resource)
-        providers.append(provider)
+        meter, meters = _meter(endpoint, resource)
+        stops.append(lambda ms: meters.shutdown(timeout_millis=ms))
     log.info("otel.exporting", traces=traces, metrics=metrics, endpoint=endpoint)
-    return Export(tracer, meter, providers)
+    return Export(tracer, meter, stops)
 
 
 def _tracer(endpoint: str | None, resource: Any) -> tuple[Any, Any]:
