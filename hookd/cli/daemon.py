@@ -7,6 +7,7 @@ import argparse
 TYPE_CHECKING = False  # without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
 __all__ = ["AGENT_CHOICES", "DAEMON_COMMANDS", "DAEMON_PARSERS", "LIGHT_COMMANDS", "port_number"]
 
@@ -62,6 +63,7 @@ def _start_options(p: argparse.ArgumentParser) -> None:
         help="do not reload the hooks file when it or a module it imports from its folder changes",
     )
     decision_log_options(p)
+    otel_option(p)
 
 
 def decision_log_options(p: argparse.ArgumentParser) -> None:
@@ -84,6 +86,18 @@ def decision_log_options(p: argparse.ArgumentParser) -> None:
         type=float,
         metavar="DAYS",
         help="records older than this are dropped (default: $HOOKD_DECISION_LOG_MAX_DAYS, else 30)",
+    )
+
+
+def otel_option(p: Any) -> None:
+    """``--otel-endpoint URL``: OpenTelemetry export to an OTLP/HTTP collector."""
+    p.add_argument(
+        "--otel-endpoint",
+        metavar="URL",
+        help="export a span per answered call and call, denial, failure and latency metrics "
+        "to this OTLP/HTTP collector (e.g. http://127.0.0.1:4318; /v1/traces and /v1/metrics "
+        "are added); default: $OTEL_EXPORTER_OTLP_ENDPOINT (or the _TRACES_/_METRICS_ "
+        "ones), else no export. Needs the otel extra: pip install 'hookd[otel]'",
     )
 
 
@@ -148,6 +162,7 @@ def _install(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-start", action="store_true", help="only write the settings")
     p.add_argument("--idle-exit", type=float, default=DEFAULT_IDLE_EXIT_S, help=argparse.SUPPRESS)
     _shadow(p)
+    otel_option(p)
 
 
 def _uninstall(p: argparse.ArgumentParser) -> None:

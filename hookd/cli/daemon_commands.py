@@ -78,6 +78,7 @@ def _options(paths: DaemonPaths, args: argparse.Namespace) -> StartOptions:
         decision_log=args.decision_log,
         decision_args=decision_args(args),
         shadow=getattr(args, "shadow", False),
+        otel_endpoint=getattr(args, "otel_endpoint", None),
     )
 
 

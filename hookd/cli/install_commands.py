@@ -6,6 +6,7 @@ import argparse
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from hookd.daemon.agent_install import AgentInstalled, agent_file, install_agent, uninstall_agent
 from hookd.daemon.install import Installed, InstallError, Where, install, uninstall
@@ -78,23 +79,26 @@ def install_main(args: argparse.Namespace) -> int:
             _report(result, args.scope)
         else:
             _report_agent(result)
-    changed = _remember_shadow(paths, args.shadow, bool(before.get("shadow")))
+    changed = _remember(paths, args, before)
     if args.no_start:
         return 0
     if changed:
-        stop(paths)  # the daemon starts again with --shadow, or without it
+        stop(paths)  # the daemon starts again with --shadow or --otel-endpoint, or without
     return _start(paths, port, args.idle_exit)
 
 
-def _remember_shadow(paths: DaemonPaths, shadow: bool, before: bool) -> bool:
-    """Keep ``--shadow`` in the install record (every start of the daemon reads it);
-    True when it differs from the install ``before``."""
+def _remember(paths: DaemonPaths, args: argparse.Namespace, before: dict[str, Any]) -> bool:
+    """Keep ``--shadow`` and ``--otel-endpoint`` in the install record (every start of the
+    daemon reads it); True when either differs from the install ``before``."""
     import json
 
     record = read_json(paths.record) or {}
-    record["shadow"] = shadow
+    record["shadow"] = bool(args.shadow)
+    record["otel_endpoint"] = getattr(args, "otel_endpoint", None)
     write_private(paths.record, json.dumps(record, indent=2).encode())
-    return shadow != before
+    return record["shadow"] != bool(before.get("shadow")) or record["otel_endpoint"] != (
+        before.get("otel_endpoint")
+    )
 
 
 Done = Installed | AgentInstalled

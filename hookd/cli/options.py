@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Final
 
+from hookd.cli.daemon import otel_option
 from hookd.core.registry import DEFAULT_TIMEOUT_S
 from hookd.serve.config import ServeConfig
 from hookd.serve.http.config import HttpConfig
@@ -232,6 +233,7 @@ def add_decision_options(p: argparse.ArgumentParser) -> None:
         metavar="DAYS",
         help="age bound (default: $HOOKD_DECISION_LOG_MAX_DAYS, else 30)",
     )
+    otel_option(group)
     group.add_argument(
         "--shadow",
         action="store_true",

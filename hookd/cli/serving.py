@@ -80,7 +80,12 @@ def serve_options(args: argparse.Namespace) -> ServeOptions:
         validate=args.validate,
     )
     return ServeOptions(
-        load_options(args), config, args.log_level, args.log_format, decision_options(args)
+        load_options(args),
+        config,
+        args.log_level,
+        args.log_format,
+        decision_options(args),
+        getattr(args, "otel_endpoint", None),
     )
 
 
@@ -105,4 +110,5 @@ def http_options(args: argparse.Namespace) -> HttpServeOptions:
         log_level=args.log_level,
         log_format=args.log_format,
         decisions=decision_options(args),
+        otel_endpoint=getattr(args, "otel_endpoint", None),
     )

@@ -71,6 +71,7 @@ class StartOptions:
         "decision_args",
         "decision_log",
         "idle_exit_s",
+        "otel_endpoint",
         "port",
         "reload",
         "shadow",
@@ -89,6 +90,7 @@ class StartOptions:
         decision_log: bool = True,
         decision_args: tuple[str, ...] = (),
         shadow: bool = False,
+        otel_endpoint: str | None = None,
     ) -> None:
         self.port = port
         self.token = token
@@ -99,6 +101,8 @@ class StartOptions:
         self.decision_log = decision_log
         self.decision_args = decision_args
         self.shadow = shadow
+        #: ``--otel-endpoint`` (else the install's, else the OTEL_* environment's).
+        self.otel_endpoint = otel_endpoint
 
 
 def default_port(paths: DaemonPaths) -> int:
@@ -193,8 +197,12 @@ def serve_argv(paths: DaemonPaths, options: StartOptions) -> list[str]:
         argv.append("--reload")
     if options.decision_log:
         argv += ["--decision-log", str(paths.decisions), *options.decision_args]
-    if options.shadow or (read_json(paths.record) or {}).get("shadow") is True:
+    record = read_json(paths.record) or {}
+    if options.shadow or record.get("shadow") is True:
         argv.append("--shadow")
+    endpoint = options.otel_endpoint or record.get("otel_endpoint")
+    if isinstance(endpoint, str) and endpoint:
+        argv += ["--otel-endpoint", endpoint]
     return argv
 
 

@@ -8,7 +8,9 @@ that queue, so an idle server never wakes for it; once woken it lets
 :data:`GATHER_S` pass, so that a busy server's records go to disk in one
 transaction a few times a second, not one per answer. It then reads each
 verdict's decision (:mod:`hookd.decision.meaning`), counts it for ``GET
-/status``, and writes the batch to the store.
+/status``, and writes the batch to the store. With OpenTelemetry export on
+(:mod:`hookd.engine.otel`) it hands each answer to the exporter there too; a writer
+with export and no store keeps no records.
 
 A store that is not a database is moved aside (one error line) and a new one
 made. A locked one keeps the records waiting (at most :data:`MAX_WAITING`;
@@ -33,6 +35,10 @@ from hookd.decision.meaning import decision_of, failure_word
 from hookd.decision.store import Store, StoreError, move_aside
 from hookd.engine.verdict import Ran, Verdict
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hookd.engine.otel import Export
+
 __all__ = ["GATHER_S", "MAX_WAITING", "DecisionLog", "Noted"]
 
 log = structlog.get_logger("hookd.decisions")
@@ -53,11 +59,18 @@ Noted = tuple[
 
 
 class DecisionLog:
-    """One store, its writer thread, and the counts of what was decided."""
+    """One store, its writer thread, and the counts of what was decided.
 
-    def __init__(self, store: Store, module: str | None = None) -> None:
+    ``store`` is None when only ``export`` (OpenTelemetry, :mod:`hookd.engine.otel`) is
+    wanted: the same thread then exports the answers and keeps no records.
+    """
+
+    def __init__(
+        self, store: Store | None, module: str | None = None, export: Export | None = None
+    ) -> None:
         self.store = store
         self.module = module
+        self.export = export
         self.counts: dict[str, int] = {}
         self.shadow_counts: dict[str, int] = {}
         self.agent_counts: dict[str, dict[str, int]] = {}  # agent -> decision -> answers
@@ -87,7 +100,8 @@ class DecisionLog:
     def start(self) -> None:
         """Open the store (a damaged one is reported, and moved aside, now), then start the
         writer thread."""
-        self._write([])
+        if self.store is not None:
+            self._write([])
         self._thread = threading.Thread(target=self._run, name="hookd-decisions", daemon=True)
         self._thread.start()
 
@@ -99,10 +113,15 @@ class DecisionLog:
             self._thread = None
         else:
             self._write(self._drain())
-        self.store.close()
+        if self.export is not None:
+            self.export.close()
+        if self.store is not None:
+            self.store.close()
 
-    def status(self) -> dict[str, Any]:
-        """The ``decision_log`` object of ``GET /status``."""
+    def status(self) -> dict[str, Any] | None:
+        """The ``decision_log`` object of ``GET /status``; None without a store."""
+        if self.store is None:
+            return None
         return {
             "path": self.store.path,
             "written": self.written,
@@ -152,6 +171,8 @@ class DecisionLog:
         rows = [(*head, *_main(verdict), round(elapsed_ms, 3), version, 0, request, raw)]
         self._count(self.counts, rows[0][6])
         self._count(self.agent_counts.setdefault(agent, {}), rows[0][6])
+        if self.export is not None:
+            self.export.answer(rows[0])
         for ran in verdict.shadow:
             decision, reason = decision_of(ran.answer.payload)
             failure = failure_word(ran.answer.outcome)
@@ -173,6 +194,8 @@ class DecisionLog:
         self._meta_items.update(items)
 
     def _write(self, rows: list[tuple[Any, ...]]) -> None:
+        if self.store is None:
+            return
         waiting = self._waiting + rows
         try:
             self._store_rows(waiting)
@@ -186,6 +209,7 @@ class DecisionLog:
             self.error = None
 
     def _store_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        assert self.store is not None
         try:
             self._add(rows)
         except StoreError as exc:
@@ -199,6 +223,7 @@ class DecisionLog:
             self._add(rows)
 
     def _add(self, rows: list[tuple[Any, ...]]) -> None:
+        assert self.store is not None
         self.store.open()
         if self._meta_items:
             self.store.set_meta(self._meta_items)
@@ -207,6 +232,7 @@ class DecisionLog:
             self.store.add(rows)
 
     def _failed(self, exc: StoreError, rows: list[tuple[Any, ...]]) -> None:
+        assert self.store is not None
         first = self.error is None
         self.error = str(exc)
         if exc.kind == "locked":

@@ -60,6 +60,7 @@ class ServeOptions(msgspec.Struct, frozen=True):
     log_level: str = "info"
     log_format: LogFormat = "auto"
     decisions: DecisionLogOptions | None = None
+    otel_endpoint: str | None = None  # OTLP/HTTP base URL; the OTEL_* environment otherwise
 
 
 class HttpServeOptions(msgspec.Struct, frozen=True):
@@ -87,3 +88,4 @@ class HttpServeOptions(msgspec.Struct, frozen=True):
     log_level: str = "info"
     log_format: LogFormat = "auto"
     decisions: DecisionLogOptions | None = None
+    otel_endpoint: str | None = None  # OTLP/HTTP base URL; the OTEL_* environment otherwise

@@ -7,6 +7,7 @@ import gc
 import os
 import sys
 
+from hookd._version import __version__
 from hookd.core.loader import load_hooks
 from hookd.core.registry import Registry
 from hookd.errors import HookdError
@@ -78,15 +79,24 @@ def _with_files(version: str, files: tuple[str, ...]) -> str:
     return digest.hexdigest()[:12]
 
 
-def decision_log(options: DecisionLogOptions | None, module: str | None) -> DecisionLog | None:
-    """The decision log of ``options`` with its writer thread started; None without one."""
-    if options is None:
+def decision_log(
+    options: DecisionLogOptions | None, module: str | None, otel_endpoint: str | None = None
+) -> DecisionLog | None:
+    """The decision log of ``options`` and the OpenTelemetry export ``otel_endpoint`` and the
+    environment ask for, on one writer thread, started; None with neither."""
+    from hookd.engine.otel import open_export
+
+    export = open_export(otel_endpoint, __version__)
+    if options is None and export is None:
         return None
-    from hookd.decision.store import Store
     from hookd.engine.decisions import DecisionLog
 
-    store = Store(options.path, max_bytes=options.max_bytes, max_age_s=options.max_age_s)
-    decisions = DecisionLog(store, module)
+    store = None
+    if options is not None:
+        from hookd.decision.store import Store
+
+        store = Store(options.path, max_bytes=options.max_bytes, max_age_s=options.max_age_s)
+    decisions = DecisionLog(store, module, export)
     decisions.start()
     return decisions
 
@@ -139,7 +149,7 @@ def _serve(
     gc.enable()
     fds = (fd_in, fd_out)
     hooks = options.load.hooks
-    decisions = decision_log(options.decisions, hooks)
+    decisions = decision_log(options.decisions, hooks, options.otel_endpoint)
     try:
         trio.run(
             partial(

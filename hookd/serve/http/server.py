@@ -167,7 +167,9 @@ class HttpServer:
             for agent, row in found["agents"].items():
                 row["decisions"] = dict(decisions.agent_counts.get(agent, {}))
             found["shadow_decisions"] = dict(decisions.shadow_counts)
-            found["decision_log"] = decisions.status()
+            store = decisions.status()
+            if store is not None:
+                found["decision_log"] = store
         return found
 
     def status_body(self) -> bytes:

@@ -197,7 +197,7 @@ def run_http(options: HttpServeOptions, background: Sequence[Background] = ()) -
     serve_args = _serve_args(hooks_spec)
     recorder = SessionRecordings(recorder_from_env(hooks_spec, serve_args), module, serve_args)
     server = HttpServer(hooks, gate, config, recorder=recorder)
-    hooks.handler.decisions = decision_log(options.decisions, module)
+    hooks.handler.decisions = decision_log(options.decisions, module, options.otel_endpoint)
     try:
         error = _run_trio(server, options.ready_file, background, options.log_max_bytes)
     finally:
