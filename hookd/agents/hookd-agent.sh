@@ -1,7 +1,7 @@
 #!/bin/bash
 # hookd-agent: an agent CLI's command hook, forwarded to the warm hookd daemon.
 #
-#   hookd-agent.sh PORT TOKEN_FILE AGENT/EVENT [DEADLINE_S [MODE [HOOKD MODULE]]]
+#   hookd-agent.sh PORT TOKEN_FILE AGENT/EVENT [DEADLINE_S [MODE [HOOKD MODULE [READY_FILE]]]]
 #
 # Reads the hook payload on stdin, POSTs it to http://127.0.0.1:PORT/agent/AGENT/EVENT
 # with the token read from TOKEN_FILE (never from the command line), and gives the
@@ -13,9 +13,12 @@
 # With HOOKD (the hookd executable) and MODULE (the hooks file) given, a daemon that is
 # not running is started (`HOOKD up MODULE --port PORT`) and asked once more.
 #
-# Before the token is sent, the listener on the port must belong to this user (its uid in
-# /proc/net/tcp or tcp6, where they exist): a program of another user on the port gets
-# nothing. A program of this user could read the token file anyway.
+# Before the token is sent, the listener on the port must belong to this user. The daemon's
+# READY_FILE (0600, in this user's runtime directory) naming PORT and a live process of
+# this user settles it at once: that process holds the port. Otherwise the kernel's socket
+# tables say who listens (its uid in /proc/net/tcp or tcp6, where they exist; reading them
+# costs the kernel a few ms per hundred sockets): a program of another user on the port
+# gets nothing. A program of this user could read the token file anyway.
 #
 # When no usable answer comes (no daemon, no answer within DEADLINE_S, default 55,
 # a refusal, garbage) it fails closed: exit 2 and one line on stderr, which every
@@ -25,6 +28,7 @@
 export LC_ALL=C
 trap '' PIPE # a peer that hangs up makes the write fail (exit 2 below), not kill the shim
 port=$1 token_file=$2 target=$3 deadline=${4:-55} mode=${5:-closed} hookd=$6 module=$7
+ready=$8
 
 fail() {
 	printf 'hookd: %s\n' "$1" >&2
@@ -57,11 +61,22 @@ listener_uid() {
 	return 0
 }
 
+# True when READY_FILE, this user's, names PORT and a live process of this user: the daemon.
+ready_is_ours() {
+	local text pid
+	[ -n "$ready" ] && [ -O "$ready" ] || return 1
+	IFS= read -r -d '' text <"$ready" 2>/dev/null
+	[[ $text =~ \"port\":\ *([0-9]+) ]] && [ "${BASH_REMATCH[1]}" = "$port" ] || return 1
+	[[ $text =~ \"pid\":\ *([0-9]+) ]] || return 1
+	pid=${BASH_REMATCH[1]}
+	[ -O "/proc/$pid" ] && kill -0 "$pid" 2>/dev/null
+}
+
 connect() {
 	{ exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null
 }
 
-[ -n "$target" ] || fail "usage: hookd-agent.sh PORT TOKEN_FILE AGENT/EVENT [DEADLINE_S [MODE [HOOKD MODULE]]]"
+[ -n "$target" ] || fail "usage: hookd-agent.sh PORT TOKEN_FILE AGENT/EVENT [DEADLINE_S [MODE [HOOKD MODULE [READY_FILE]]]]"
 IFS= read -r token 2>/dev/null <"$token_file"
 [ -n "$token" ] || [ -n "$module" ] || fail "cannot read the daemon's token from $token_file"
 IFS= read -r -d '' body
@@ -77,7 +92,7 @@ if ! connect; then
 fi
 [ -n "$token" ] || fail "cannot read the daemon's token from $token_file"
 owner=
-listener_uid
+ready_is_ours || listener_uid
 [ -z "$owner" ] || [ "$owner" = "$UID" ] || fail "port $port is held by another user's program (uid $owner), not the hookd daemon"
 printf 'POST /agent/%s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
 	"$target" "$token" "${#body}" "$body" 2>/dev/null >&3 || fail "the hookd daemon on port $port closed the connection"

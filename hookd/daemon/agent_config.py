@@ -117,12 +117,14 @@ class AgentTarget:
     hookd: str
     module: Path
     fail_open: bool
+    ready_file: Path | None = None
 
     def command(self, agent_event: str, e: EventHooks) -> str:
         words = [
             "bash", SHIM, str(self.port), str(self.token_file),
             f"{self.config.agent}/{agent_event}", str(e.budget_s), self.mode(e),
             self.hookd, str(self.module),
+            *([str(self.ready_file)] if self.ready_file is not None else []),
         ]  # fmt: skip
         return f"{shlex.join(words)} #hookd={self.key}"
 

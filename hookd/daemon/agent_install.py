@@ -80,7 +80,9 @@ def install_agent(
         raise InstallError(f"no hookd executable beside {hookd[0]}: reinstall hookd with pip")
     chosen, note = pick_port(paths, port)
     read_token(paths, create=True)  # the shim reads the file; the daemon renews it at each start
-    target = AgentTarget(config, paths.key, chosen, paths.token, hookd[0], paths.module, fail_open)
+    target = AgentTarget(
+        config, paths.key, chosen, paths.token, hookd[0], paths.module, fail_open, paths.ready
+    )
     added = entries(target, events)
     if not added:
         raise InstallError(f"{paths.module} has no hooks for an event {agent} sends")

@@ -110,7 +110,9 @@ def test_each_agent_gets_its_own_file_and_shape(box: Box, module: Path) -> None:
         command = pre[agent].get("command") or pre[agent]["bash"]
         assert command.startswith(f"bash {SHIM} ")
         assert f" {token_file} {agent}/" in command and box.token() not in command
-        assert f" 31 closed {HOOKD} {module} #hookd=" in command  # the daemon's deadline
+        assert f" 31 closed {HOOKD} {module} " in command  # the daemon's deadline
+        ready = command.split(f" {module} ")[1].split(" #hookd=")[0]
+        assert ready.endswith(".json") and "/hookd/" in ready  # the daemon's ready file
         path = box.project / FILES[agent]
         assert stat.S_IMODE(path.stat().st_mode) == 0o644
     post = ours(configs["gemini"], "AfterTool")["command"]

@@ -255,3 +255,57 @@ def test_a_real_listener_of_another_user_gets_no_token(tmp_path: Path) -> None:
         f"hookd: port {port} is held by another user's program (uid 65534), not the hookd daemon"
     )
     assert "request" not in out  # it never heard from the shim
+
+
+@pytest.mark.req("R-A16")
+async def test_the_daemons_ready_file_settles_who_listens_without_the_socket_tables(
+    tmp_path: Path,
+) -> None:
+    """A ready file of this user naming the port and a live process of this user is the
+    daemon's: the socket tables (here saying another user listens) are not read. A ready
+    file whose process is gone is no proof: the tables decide."""
+    token = tmp_path / "token"
+    token.write_text("ready-check-token-0123456789\n")
+    net = tmp_path / "net"
+    net.mkdir()
+    heads: list[bytes] = []
+
+    async def record(stream: trio.SocketStream) -> None:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            piece = await stream.receive_some(65536)
+            if not piece:
+                break
+            data += piece
+        heads.append(data)
+        await stream.aclose()
+
+    async def shim(ready: Path) -> subprocess.CompletedProcess[bytes]:
+        argv = ["bash", SHIM, str(port), str(token), "codex/PreToolUse", "5", "closed",
+                "hookd-not-needed", "module-not-needed", str(ready)]  # fmt: skip
+        return await trio.run_process(
+            argv, stdin=b"{}", capture_stdout=True, capture_stderr=True, check=False,
+            env={**os.environ, "HOOKD_PROC_NET": str(net)},
+        )  # fmt: skip
+
+    gone = subprocess.run(["true"], check=True)  # a pid that no longer runs
+    assert gone.returncode == 0
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(
+            functools.partial(trio.serve_tcp, record, 0, host="127.0.0.1")
+        )
+        port = listeners[0].socket.getsockname()[1]
+        (net / "tcp").write_text(_tcp_table(port, 4242))
+        live, dead = tmp_path / "live.json", tmp_path / "dead.json"
+        live.write_text(json.dumps({"pid": os.getpid(), "host": "127.0.0.1", "port": port}))
+        dead.write_text(json.dumps({"pid": 2**22 + 1, "host": "127.0.0.1", "port": port}))
+        with trio.fail_after(10):
+            trusted = await shim(live)
+            refused = await shim(dead)
+        nursery.cancel_scope.cancel()
+    assert trusted.returncode == 2  # sent, then no answer from the fake
+    assert heads[0].count(b"ready-check-token") == 1
+    assert heads[1:] == [b""]  # the second connected, then sent nothing
+    assert one_line(refused) == (
+        f"hookd: port {port} is held by another user's program (uid 4242), not the hookd daemon"
+    )
