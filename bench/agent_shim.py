@@ -1,14 +1,14 @@
 """The agent command shim against a plain ``python3`` command hook making the same decision.
 
-``python -m bench.agent_shim`` (``make bench`` runs it) starts ``hookd serve
-examples/guard.py --http 127.0.0.1:0`` (the warm daemon), then times, interleaved
-in one run, a Gemini CLI ``BeforeTool`` call that the guard denies, answered two
-ways as the agent would spawn them: ``bash hookd/agents/hookd-agent.sh`` (the shim,
-forwarding to the daemon) and ``python3 -c`` reading the same payload and printing
-the same deny. Each round spawns each once, in alternating order; the time is
-spawn to exit, stdin written and stdout read. Prints the p10/p50/p90 of each and
-the shim/python ratio of the medians, with the spread of the per-round ratios
-(p10-p90); the target is at most 1/3. Writes ``bench/results/agent_shim.json``.
+``python -m bench.agent_shim`` (``make bench`` runs it) starts ``hookd serve examples/guard.py
+--http 127.0.0.1:0`` (the warm daemon), then times, interleaved in one run, a Gemini CLI
+``BeforeTool`` call that the guard denies, answered two ways as the agent would spawn them:
+``bash hookd/agents/hookd-agent.sh`` (the shim, forwarding to the daemon, with the arguments
+``hookd install --agent`` writes) and ``python3 -c`` reading the same payload and printing the
+same deny. Each round spawns each once, in alternating order; the time is spawn to exit, stdin
+written and stdout read. Prints the p10/p50/p90 of each and the shim/python ratio of the
+medians, with the spread of the per-round ratios (p10-p90); the target is at most 1/3. Writes
+``bench/results/agent_shim.json``.
 """
 
 from __future__ import annotations
@@ -67,11 +67,15 @@ def _timed(argv: list[str]) -> float:
     return elapsed_ms
 
 
-def _start(workdir: Path) -> tuple[subprocess.Popen[bytes], int, Path]:
+def _hookd() -> str:
+    return str(Path(sys.executable).with_name("hookd"))
+
+
+def _start(workdir: Path) -> tuple[subprocess.Popen[bytes], int, Path, Path]:
     token = workdir / "token"
     token.write_text(secrets.token_hex(16) + "\n")
     ready = workdir / "ready.json"
-    hookd = str(Path(sys.executable).with_name("hookd"))
+    hookd = _hookd()
     argv = [hookd, "serve", str(GUARD), "--http", "127.0.0.1:0", "--token-file", str(token),
             "--ready-file", str(ready), "--log-level", "warning"]  # fmt: skip
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -81,7 +85,7 @@ def _start(workdir: Path) -> tuple[subprocess.Popen[bytes], int, Path]:
         if proc.poll() is not None or time.monotonic() > deadline:
             raise SystemExit(f"bench: hookd serve did not start: {proc.stderr.read().decode()}")
         time.sleep(0.05)
-    return proc, int(json.loads(ready.read_text())["port"]), token
+    return proc, int(json.loads(ready.read_text())["port"]), token, ready
 
 
 def _spread(values: list[float]) -> dict[str, float]:
@@ -95,9 +99,10 @@ def main() -> int:
     args = parser.parse_args()
     python3 = shutil.which("python3", path="/usr/bin:/bin") or "python3"
     with tempfile.TemporaryDirectory() as tmp:
-        proc, port, token = _start(Path(tmp))
-        try:
-            shim = ["bash", SHIM, str(port), str(token), "gemini/BeforeTool"]
+        proc, port, token, ready = _start(Path(tmp))
+        try:  # the words hookd install writes: the daemon's ready file settles who listens
+            shim = ["bash", SHIM, str(port), str(token), "gemini/BeforeTool", "55", "closed",
+                    _hookd(), str(GUARD), str(ready)]  # fmt: skip
             plain = [python3, "-c", PLAIN]
             for _ in range(10):  # warm up both (page cache, the daemon's first call)
                 _timed(shim)
