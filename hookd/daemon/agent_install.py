@@ -187,7 +187,7 @@ def uninstall_agent(
             os.rmdir(folder)
         except OSError:  # not empty, or gone: the user's now
             break
-    if files:
+    if record:  # the next uninstall (another agent's, another scope's) reads what is left
         write_private(paths.record, _dumps({**record, "settings": files}))
     return path, removed, sorted(files)
 

@@ -300,7 +300,7 @@ def uninstall(paths: DaemonPaths, where: Where) -> tuple[int, list[str]]:
     value = read_settings(path)
     keys = (where.key(paths), paths.key)
     removed = 0 if value is None else _take_back(path, value, keys, mine)
-    if files:
+    if record:  # the next uninstall (another agent's, another scope's) reads what is left
         write_private(paths.record, json.dumps({**record, "settings": files}, indent=2).encode())
     return removed, sorted(files)
 

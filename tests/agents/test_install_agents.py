@@ -375,3 +375,16 @@ def test_install_help_names_the_agents() -> None:
     text = " ".join(done.stdout.split())
     assert "--agent AGENT" in text and "codex, gemini, copilot, qwen, or all" in text
     assert "hookd-agent.sh" in text and ".codex/hooks.json" in text
+
+
+@pytest.mark.req("R-A10")
+def test_uninstall_of_every_agent_stops_the_daemon(box: Box, module: Path) -> None:
+    """The last file of the module gone, whichever agent's it was, the daemon stops: each
+    agent's uninstall reads what the ones before it left in the install record."""
+    done = hookd(box, "install", "--agent", "claude", "--agent", "codex", "--agent", "gemini",
+                 ".claude/hooks.py")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    done = hookd(box, "uninstall", "--agent", "all", ".claude/hooks.py")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("; daemon stopped\n"), done.stdout
+    assert box.daemon_dirs() == []  # forgotten: nothing of it is left
