@@ -110,14 +110,14 @@ def stdio(tmp: Path, *options: str, policy: str = "block", kind: str = "hook_cal
 
 
 @contextmanager
-def http_daemon(tmp: Path, *options: str) -> Iterator[tuple[Ask, int]]:
+def http_daemon(tmp: Path, *options: str, policy: str = "block") -> Iterator[tuple[Ask, int]]:
     """``hookd serve --http``: each call a POST on a real socket; and the port."""
     token = tmp / "token"
     token.write_text(TOKEN)
     ready = tmp / "ready.json"
     argv = [HOOKD, "serve", MODULE, "--http", "127.0.0.1:0", "--token-file", str(token)]
     argv += ["--ready-file", str(ready), "--log-format", "json", *options]
-    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=_env(tmp))
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=_env(tmp, policy))
     try:
         assert proc.stderr is not None
         for line in proc.stderr:  # wait for the ready line, not for a time
@@ -199,6 +199,21 @@ def test_under_continue_a_quarantined_hook_is_the_usual_failure(kind: str, tmp_p
         code, text = ask("FlakySync")
     assert code == ("hook_execution_error" if kind == "hook_callback" else "quarantined")
     assert text is not None and text.startswith("quarantined after 5 failures in 60s (last: ")
+    assert calls(tmp_path) == 5
+
+
+@pytest.mark.req("R-L30")
+def test_under_continue_http_notes_the_quarantine(tmp_path: Path) -> None:
+    with http_daemon(tmp_path, policy="continue") as (ask, _):
+        for _ in range(5):
+            assert ask("FlakySync") == (
+                "context",
+                "hookd: hook flaky_sync raised an exception: boom",
+            )
+        _, note = ask("FlakySync")
+    assert str(note).startswith(
+        "hookd: hook flaky_sync is quarantined after 5 failures in 60s (last: raised an "
+    )
     assert calls(tmp_path) == 5
 
 
