@@ -6,6 +6,14 @@ import argparse
 from typing import Any, Final
 
 from hookd.cli.daemon import otel_option
+from hookd.core.health import (
+    AFTER_ENV,
+    COOLDOWN_ENV,
+    QUARANTINE_AFTER,
+    QUARANTINE_COOLDOWN_S,
+    QUARANTINE_WINDOW_S,
+    WINDOW_ENV,
+)
 from hookd.core.registry import DEFAULT_TIMEOUT_S
 from hookd.serve.config import ServeConfig
 from hookd.serve.http.config import HttpConfig
@@ -17,6 +25,7 @@ __all__ = [
     "add_decision_options",
     "add_http_options",
     "add_log_options",
+    "add_quarantine_options",
     "add_serve_options",
     "configure_serve_parser",
     "positive_int",
@@ -242,6 +251,48 @@ def add_decision_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def whole_number(text: str) -> int:
+    """An argparse type: an integer of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text}")
+    return value
+
+
+def add_quarantine_options(p: argparse.ArgumentParser) -> None:
+    """When a hook that keeps failing is quarantined, and for how long."""
+    group = p.add_argument_group(
+        "hook health",
+        "a hook that keeps failing (raises, times out, returns an invalid output) is "
+        "quarantined: its failure policy answers at once without running it, until a "
+        "cool-down ends; the next call then runs it (a success clears it, a failure doubles "
+        "the cool-down, up to 10 min). A reload starts every hook clean",
+    )
+    group.add_argument(
+        "--quarantine-after",
+        type=whole_number,
+        metavar="N",
+        help=f"failures within --quarantine-window that quarantine a hook; 0 never does "
+        f"(default: ${AFTER_ENV}, else {QUARANTINE_AFTER})",
+    )
+    group.add_argument(
+        "--quarantine-window",
+        type=positive_seconds,
+        metavar="SECONDS",
+        help=f"how far back failures count (default: ${WINDOW_ENV}, else {QUARANTINE_WINDOW_S:g})",
+    )
+    group.add_argument(
+        "--quarantine-cooldown",
+        type=positive_seconds,
+        metavar="SECONDS",
+        help=f"how long the first quarantine lasts (default: ${COOLDOWN_ENV}, "
+        f"else {QUARANTINE_COOLDOWN_S:g})",
+    )
+
+
 def add_can_use_tool_option(p: argparse.ArgumentParser) -> None:
     """``--can-use-tool NAME``: which module-level callable answers permission requests."""
     p.add_argument(
@@ -291,6 +342,7 @@ def configure_serve_parser(p: argparse.ArgumentParser) -> None:
     add_serve_options(p)
     add_http_options(p)
     add_decision_options(p)
+    add_quarantine_options(p)
     add_log_options(p)
 
 

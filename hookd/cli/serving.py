@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from hookd.core.health import Quarantine
 from hookd.decision import (
     DEFAULT_MAX_AGE_DAYS,
     DEFAULT_MAX_BYTES,
@@ -22,7 +23,13 @@ from hookd.serve.config import (
     ServeOptions,
 )
 
-__all__ = ["decision_options", "http_options", "load_options", "serve_options"]
+__all__ = [
+    "decision_options",
+    "http_options",
+    "load_options",
+    "quarantine_options",
+    "serve_options",
+]
 
 
 def load_options(args: argparse.Namespace) -> LoadOptions:
@@ -34,6 +41,25 @@ def load_options(args: argparse.Namespace) -> LoadOptions:
         can_use_tool=getattr(args, "can_use_tool", None),
         command=getattr(args, "subcommand", None) or "serve",
         shadow=getattr(args, "shadow", False),
+        quarantine=quarantine_options(args),
+    )
+
+
+def quarantine_options(args: argparse.Namespace) -> Quarantine:
+    """``--quarantine-after``, ``--quarantine-window``, ``--quarantine-cooldown``; each one
+    not given from its ``$HOOKD_QUARANTINE_*`` variable, else the default."""
+    try:
+        found = Quarantine.from_env()
+    except ValueError as exc:
+        raise HookdError(str(exc)) from None
+    after = getattr(args, "quarantine_after", None)
+    window_s = getattr(args, "quarantine_window", None)
+    cooldown_s = getattr(args, "quarantine_cooldown", None)
+    return Quarantine(
+        found.after if after is None else after,
+        found.window_s if window_s is None else window_s,
+        found.cooldown_s if cooldown_s is None else cooldown_s,
+        max(found.max_cooldown_s, cooldown_s or 0.0),
     )
 
 

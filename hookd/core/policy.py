@@ -8,7 +8,8 @@ abort              ``{"continue": false, "stopReason": reason}`` (+ deny on
                    PreToolUse), whatever ``on_failure`` says
 exception,         ``on_failure="block"``: the event's blocking output with the
 timeout,           reason; ``"continue"`` (or an event that cannot block): an
-invalid_output     error response with the outcome's ``error_code``
+invalid_output,    error response with the outcome's ``error_code``
+quarantined        (a quarantined hook, not run: ``hook_execution_error``)
 =================  ===========================================================
 """
 
@@ -29,19 +30,23 @@ __all__ = [
     "abort_output",
     "blocking_output",
     "deny_output",
+    "describe",
     "resolve",
 ]
 
 #: The one event whose deny is ``decision.behavior``.
 PERMISSION_REQUEST: Final = "PermissionRequest"
 
-OutcomeKind = Literal["ok", "abort", "exception", "timeout", "invalid_output", "cancelled"]
+OutcomeKind = Literal[
+    "ok", "abort", "exception", "timeout", "invalid_output", "cancelled", "quarantined"
+]
 
 _ERROR_KIND: dict[str, ErrorKind] = {
     "exception": ErrorKind.HOOK_EXECUTION_ERROR,
     "timeout": ErrorKind.HOOK_TIMEOUT,
     "invalid_output": ErrorKind.INVALID_OUTPUT,
     "cancelled": ErrorKind.HOOK_EXECUTION_ERROR,  # withdrawn: the server never sends it
+    "quarantined": ErrorKind.HOOK_EXECUTION_ERROR,  # not run: it kept failing
 }
 
 
@@ -83,21 +88,26 @@ def _resolve(reg: Registration, outcome: Outcome) -> Answer:
         return Answer("aborted", payload=abort_output(reg.event, outcome.message))
     error_kind = _ERROR_KIND[outcome.kind]
     if reg.on_failure == "block":
-        reason = f"hookd: hook {reg.name} {_describe(outcome)}"
+        reason = f"hookd: hook {reg.name} {describe(outcome.kind, outcome.message)}"
         blocked = blocking_output(reg.event, reason)
         if blocked is not None:
             return Answer(f"blocked:{outcome.kind}", payload=blocked, message=outcome.message)
     return Answer(outcome.kind, error_kind=error_kind, message=outcome.message)
 
 
-def _describe(outcome: Outcome) -> str:
-    match outcome.kind:
+def describe(kind: str, message: str) -> str:
+    """A failure in the words of a blocking reason: ``raised an exception: boom``.
+
+    A ``quarantined`` outcome's message says it all: ``quarantined after 5 failures ...``."""
+    match kind.removeprefix("blocked:"):
         case "timeout":
-            return f"timed out: {outcome.message}"
+            return f"timed out: {message}"
         case "invalid_output":
-            return f"returned an invalid output: {outcome.message}"
+            return f"returned an invalid output: {message}"
+        case "quarantined":
+            return f"is {message}"
         case _:
-            return f"raised an exception: {outcome.message}"
+            return f"raised an exception: {message}"
 
 
 def block_style(event: str) -> str:

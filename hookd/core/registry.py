@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from hookd.core.health import Health, Quarantine
 from hookd.core.registration import (
     BLOCKING_BY_DEFAULT,
     DEFAULT_TIMEOUT_S,
@@ -64,7 +65,9 @@ class _Group(msgspec.Struct):
 class Registry:
     """Callbacks by id; the single source of the ``initialize`` hooks map."""
 
-    def __init__(self, *, default_timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self, *, default_timeout_s: float = DEFAULT_TIMEOUT_S, quarantine: Quarantine | None = None
+    ) -> None:
         check_timeout(default_timeout_s, "default timeout")
         self.default_timeout_s = default_timeout_s
         self._lock = threading.Lock()
@@ -72,6 +75,8 @@ class Registry:
         self._groups: list[_Group] = []
         self.can_use_tool: HookCallable | None = None
         self.state = SessionStates()
+        #: The hooks that failed lately, and those quarantined (:mod:`hookd.core.health`).
+        self.health = Health(quarantine if quarantine is not None else Quarantine())
         #: A content hash of the module's files (set by the loader): the decision log's version.
         self.version = ""
         #: The module's own redaction patterns (its module-level ``redact`` list).

@@ -31,7 +31,8 @@ def _ms(value: Any) -> str:
 
 
 def render(status: dict[str, Any], port: int) -> str:
-    """The daemon, its reload state, one row per hook, and one line per agent that called."""
+    """The daemon, its reload state, one row per hook, a line per quarantined hook, and one
+    line per agent that called."""
     lines = [
         f"{status.get('module')}",
         f"  pid {status.get('pid')}, 127.0.0.1:{port}, up {duration(status.get('uptime_s') or 0)}",
@@ -58,6 +59,7 @@ def render(status: dict[str, Any], port: int) -> str:
     for row in rows:
         cells = (c.ljust(w) for c, w in zip(row, widths, strict=True))
         lines.append(("  " + "  ".join(cells)).rstrip())
+    lines += _quarantined(status)
     for path, agent in (status.get("configs") or {}).items():
         lines.append(f"  {agent} hooks in {path}")
     for agent, a in (status.get("agents") or {}).items():
@@ -70,6 +72,19 @@ def render(status: dict[str, Any], port: int) -> str:
         )
     lines += _decisions(status)
     return "\n".join(lines)
+
+
+def _quarantined(status: dict[str, Any]) -> list[str]:
+    """One line per hook quarantined now: until when, and why."""
+    lines = []
+    for h in status.get("hooks") or []:
+        until = h.get("quarantined_until")
+        if isinstance(until, int | float):
+            lines.append(
+                f"  quarantined: {h.get('name')} ({h.get('callback_id')}) until "
+                f"{_when(until)}, {h.get('quarantine_reason')}"
+            )
+    return lines
 
 
 def _counts(counts: Any) -> str:

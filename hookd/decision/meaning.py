@@ -21,6 +21,7 @@ _FAILURES: Final = {
     "aborted": "aborted",
     "cancelled": "cancelled",
     "unsupported": "unsupported",
+    "quarantined": "quarantined",
 }
 
 

@@ -28,7 +28,8 @@ import trio
 
 from hookd import wire
 from hookd.core.context import HookContext
-from hookd.core.policy import Answer, Outcome, resolve
+from hookd.core.health import Health
+from hookd.core.policy import Answer, Outcome, describe, resolve
 from hookd.core.registry import Registration, Registry
 from hookd.engine.dispatch import RunOne, in_order, in_parallel, merged, select
 from hookd.engine.executor import Executor, Paused, trio_deadline
@@ -55,6 +56,13 @@ log = structlog.get_logger("hookd.handler")
 SESSION_END: Final = "SessionEnd"
 PERMISSION_REQUEST: Final = "PermissionRequest"
 CAN_USE_TOOL: Final = "can_use_tool"
+#: Answer outcomes that count towards a hook's quarantine (a deny or an abort never does).
+FAILURES: Final = frozenset(
+    {"exception", "timeout", "invalid_output",
+     "blocked:exception", "blocked:timeout", "blocked:invalid_output"}
+)  # fmt: skip
+#: Answer outcomes that neither count as a failure nor forgive the earlier ones.
+NEUTRAL: Final = frozenset({"quarantined", "blocked:quarantined", "cancelled"})
 
 #: Where the handler reads the registry from on each call (a hot reload swaps it).
 RegistrySource = Callable[[], Registry | None]
@@ -209,7 +217,11 @@ class Handler:
             found = call.input.get("tool_use_id")
             tool_use_id = found if isinstance(found, str) else None
 
+        health = registry.health
+
         async def run(reg: Registration, input_data: dict[str, Any]) -> Outcome:
+            if health and (refused := health.refusal(reg.callback_id)) is not None:
+                return _quarantined(reg, refused)
             ctx = self._context(call, reg, registry, input_data, tool_use_id)
             if reg.callback_id != PERMISSION_ID:
                 return await self.executor.run(reg, input_data, tool_use_id, ctx)
@@ -262,6 +274,9 @@ class Handler:
         problem = self.check_input(reg.event, call.input)
         if problem is not None:
             return self._problem(call, "invalid_input", problem, registry, started)
+        if registry.health and (refused := registry.health.refusal(reg.callback_id)) is not None:
+            outcome = _quarantined(reg, refused)
+            return self._verdict_named(call, registry, reg, outcome, started)
         if not inline:
             return _pending_named(call, registry, started, reg)
         ctx = self._context(call, reg, registry)
@@ -292,6 +307,8 @@ class Handler:
         elapsed_ms = (time.perf_counter() - started) * 1000
         answer = resolve(reg, outcome)
         self.stats.hook(reg.callback_id, answer.outcome, elapsed_ms, call.agent)
+        if answer.outcome != "ok" or registry.health:
+            _health(registry.health, reg, answer)
         if reg.event == SESSION_END:
             _end_session(call, registry)
         ran = Ran(reg, answer, elapsed_ms)
@@ -309,10 +326,15 @@ class Handler:
         self, call: HookCall, registry: Registry, verdict: Verdict, started: float
     ) -> Verdict:
         """Count the runs; note the answer; free a session's state after its SessionEnd."""
+        health = registry.health
         for ran in verdict.ran:
             self.stats.hook(ran.reg.callback_id, ran.answer.outcome, ran.elapsed_ms, call.agent)
+            if ran.answer.outcome != "ok" or health:
+                _health(health, ran.reg, ran.answer)
         for ran in verdict.shadow:
             self.stats.hook(ran.reg.callback_id, ran.answer.outcome, ran.elapsed_ms, call.agent)
+            if ran.answer.outcome != "ok" or health:
+                _health(health, ran.reg, ran.answer)
         if self.decisions is not None:
             self._note(call, registry, verdict, (time.perf_counter() - started) * 1000)
         if verdict.event == SESSION_END:
@@ -440,12 +462,18 @@ class Handler:
             agent=call.agent,
         )
         data = {"tool_name": call.tool_name, "tool_input": call.input}
-        outcome = await self.executor.run(reg, data, call.tool_use_id, ctx, scope)
+        health = registry.health
+        if health and (refused := health.refusal(reg.callback_id)) is not None:
+            outcome = _quarantined(reg, refused)
+        else:
+            outcome = await self.executor.run(reg, data, call.tool_use_id, ctx, scope)
         if outcome.kind == "cancelled":
             return None
         elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
         self.stats.hook(reg.callback_id, outcome.kind, elapsed_ms, call.agent)
         answer = _permission_answer(reg, outcome, call.input)
+        if outcome.kind != "ok" or health:
+            _health(health, reg, answer)
         if self.decisions is not None:
             verdict = Verdict(CAN_USE_TOOL, [Ran(reg, answer, elapsed_ms)], answer.payload or {})
             data = {"tool_name": call.tool_name, "tool_input": call.input}
@@ -453,6 +481,30 @@ class Handler:
             hook_call.agent = call.agent
             self._note(hook_call, registry, verdict, elapsed_ms)
         return answer
+
+
+def _quarantined(reg: Registration, refused: str) -> Outcome:
+    """The outcome of a call to a quarantined hook, which is not run."""
+    log.warning("hook.refused", callback_id=reg.callback_id, reason=refused)
+    return Outcome("quarantined", message=refused)
+
+
+def _health(health: Health, reg: Registration, answer: Answer) -> None:
+    """Count a hook's failure towards its quarantine, or forgive its failures when it answered."""
+    outcome = answer.outcome
+    if outcome in FAILURES:
+        sick = health.failed(reg.callback_id, describe(outcome, answer.message))
+        if sick is not None:
+            log.warning(
+                "hook.quarantined",
+                callback_id=reg.callback_id,
+                name=reg.name,
+                reason=sick.reason,
+                last=sick.last,
+                cooldown_s=sick.cooldown_s,
+            )
+    elif outcome not in NEUTRAL:
+        health.passed(reg.callback_id)
 
 
 def _permission_answer(reg: Registration, outcome: Outcome, tool_input: dict[str, Any]) -> Answer:

@@ -1,12 +1,15 @@
-"""Per-hook counters for ``GET /status``: calls, errors, timeouts and latency percentiles."""
+"""Per-hook counters for ``GET /status``: calls, errors, timeouts, calls refused by a
+quarantine, latency percentiles; and the hooks quarantined now, until when."""
 
 from __future__ import annotations
 
 import collections
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from hookd.core.health import Sick
 from hookd.core.registry import Registry
 
 __all__ = ["HookStats", "Stats"]
@@ -22,6 +25,7 @@ class HookStats:
     calls: int = 0
     errors: int = 0
     timeouts: int = 0
+    quarantined: int = 0
     elapsed_ms: collections.deque[float] = field(
         default_factory=lambda: collections.deque(maxlen=SAMPLES)
     )
@@ -36,6 +40,8 @@ class HookStats:
             self.timeouts += 1
         elif kind in ("exception", "invalid_output"):
             self.errors += 1
+        elif kind == "quarantined":
+            self.quarantined += 1
 
 
 def percentile(values: list[float], fraction: float) -> float | None:
@@ -80,6 +86,7 @@ class Stats:
         if registry is None:
             return []
         rows = []
+        sick = registry.health.quarantined() if registry.health else {}
         for reg in registry.registrations():
             stats = self.of_hook(reg.callback_id)
             ordered = sorted(stats.elapsed_ms)
@@ -93,8 +100,10 @@ class Stats:
                     "errors": stats.errors,
                     "timeouts": stats.timeouts,
                     "stuck": self.stuck.get(reg.callback_id, 0),
+                    "quarantined": stats.quarantined,
                     "p50_ms": percentile(ordered, 0.5),
                     "p99_ms": percentile(ordered, 0.99),
+                    **_quarantine(sick.get(reg.callback_id)),
                 }
             )
         return rows
@@ -109,6 +118,7 @@ class Stats:
                 "calls": stats.calls,
                 "errors": stats.errors,
                 "timeouts": stats.timeouts,
+                "quarantined": stats.quarantined,
                 "p50_ms": percentile(ordered, 0.5),
                 "p99_ms": percentile(ordered, 0.99),
             }
@@ -122,5 +132,14 @@ def _summed(parts: Iterable[HookStats]) -> HookStats:
         total.calls += part.calls
         total.errors += part.errors
         total.timeouts += part.timeouts
+        total.quarantined += part.quarantined
         total.elapsed_ms.extend(part.elapsed_ms)
     return total
+
+
+def _quarantine(sick: Sick | None) -> dict[str, Any]:
+    """A row's ``quarantined_until`` (UNIX time) and ``quarantine_reason``; None when healthy."""
+    if sick is None:
+        return {"quarantined_until": None, "quarantine_reason": None}
+    until = round(time.time() + (sick.until - time.monotonic()), 3)
+    return {"quarantined_until": until, "quarantine_reason": f"{sick.reason} (last: {sick.last})"}

@@ -23,12 +23,13 @@ from hookd.wire.errors import ErrorKind
 __all__ = ["FAILED", "HookRecord", "Problem", "Ran", "Verdict", "error_answer"]
 
 #: Answer outcomes of a hook that failed under ``continue``: the hook gave no output.
-FAILED: Final = frozenset({"exception", "timeout", "invalid_output"})
+FAILED: Final = frozenset({"exception", "timeout", "invalid_output", "quarantined"})
 
 _ERROR_KINDS: Final = {
     "exception": ErrorKind.HOOK_EXECUTION_ERROR,
     "timeout": ErrorKind.HOOK_TIMEOUT,
     "invalid_output": ErrorKind.INVALID_OUTPUT,
+    "quarantined": ErrorKind.HOOK_EXECUTION_ERROR,
 }
 
 _WORDS: Final = {
@@ -36,6 +37,8 @@ _WORDS: Final = {
     "timeout": "timed out",
     "invalid_output": "returned an invalid output",
 }
+#: A quarantined hook's note reads ``hookd: hook guard is quarantined after ...``.
+_QUARANTINED: Final = "quarantined"
 
 ProblemKind = Literal["invalid_input", "unknown_callback", "unavailable"]
 
@@ -74,7 +77,10 @@ class Ran(msgspec.Struct):
 
     def note(self) -> str:
         """One line naming the hook and how it failed (for a ``systemMessage``)."""
-        text = f"hookd: hook {self.reg.name} {_WORDS[self.answer.outcome]}"
+        outcome = self.answer.outcome
+        if outcome == _QUARANTINED:
+            return f"hookd: hook {self.reg.name} is {self.answer.message}"
+        text = f"hookd: hook {self.reg.name} {_WORDS[outcome]}"
         return f"{text}: {self.answer.message}" if self.answer.message else text
 
 

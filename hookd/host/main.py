@@ -17,6 +17,7 @@ from typing import Final
 import structlog
 import trio
 
+from hookd.core.health import Quarantine
 from hookd.core.loader import load_hooks
 from hookd.core.registry import Registry
 from hookd.errors import HookdError
@@ -115,7 +116,9 @@ def run_cli(
     with open_host_io(read_stdin=options.prompt is None) as io:  # before a hook can print
         try:
             registry = load_hooks(
-                hooks, Registry(default_timeout_s=timeout_s), can_use_tool=can_use_tool
+                hooks,
+                Registry(default_timeout_s=timeout_s, quarantine=Quarantine.from_env()),
+                can_use_tool=can_use_tool,
             )
             for doubt in registry.doubts():
                 print(f"hookd run: warning: {doubt}", file=sys.stderr)

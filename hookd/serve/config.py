@@ -7,6 +7,7 @@ from typing import Literal
 import msgspec
 
 from hookd import wire
+from hookd.core.health import Quarantine
 from hookd.decision import DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_BYTES
 
 __all__ = [
@@ -42,6 +43,7 @@ class LoadOptions(msgspec.Struct, frozen=True):
     can_use_tool: str | None = None
     command: str = "serve"  # names the command in warnings: ``hookd check: warning: ...``
     shadow: bool = False  # every hook of the module is a shadow hook
+    quarantine: Quarantine = Quarantine()  # when a failing hook is quarantined
 
 
 class DecisionLogOptions(msgspec.Struct, frozen=True):

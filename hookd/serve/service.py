@@ -45,7 +45,7 @@ def _warn(options: LoadOptions, message: str) -> None:
 
 def load_registry(options: LoadOptions) -> Registry:
     """The hooks module and the settings files named on the command line, in one registry."""
-    registry = Registry(default_timeout_s=options.timeout_s)
+    registry = Registry(default_timeout_s=options.timeout_s, quarantine=options.quarantine)
     if options.hooks is not None:
         load_hooks(
             options.hooks,

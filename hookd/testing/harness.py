@@ -23,6 +23,7 @@ import sniffio
 import trio
 
 from hookd import agents
+from hookd.core.health import Quarantine
 from hookd.core.loader import load_hooks
 from hookd.core.registry import DEFAULT_TIMEOUT_S, Registry
 from hookd.engine.handler import Handler, HookCall
@@ -49,15 +50,19 @@ def load(
     can_use_tool: str | None = None,
     session_id: str | None = None,
     cwd: str | None = None,
+    quarantine: Quarantine | None = None,
 ) -> Hooks:
     """Load the hooks module ``spec`` (a file path or ``package.module``) as ``hookd serve`` would.
 
     ``timeout`` is the default hook timeout (``hookd serve --timeout``);
     ``validate=False`` is ``--no-validate``; ``can_use_tool`` names the
-    permission callback (``--can-use-tool``). Errors in the module raise
+    permission callback (``--can-use-tool``); ``quarantine`` when a hook
+    that keeps failing is quarantined (``--quarantine-after`` and its kin; the
+    defaults otherwise). Errors in the module raise
     :class:`hookd.HookdError` with the message ``hookd check`` prints.
     """
-    registry = load_hooks(spec, Registry(default_timeout_s=timeout), can_use_tool=can_use_tool)
+    registry = Registry(default_timeout_s=timeout, quarantine=quarantine)
+    registry = load_hooks(spec, registry, can_use_tool=can_use_tool)
     return Hooks(registry, spec, validate=validate, session_id=session_id, cwd=cwd)
 
 
@@ -102,8 +107,10 @@ class Hooks:
         return self.registry.session_state(session_id)
 
     def reset(self) -> None:
-        """Forget the state of every session, as a fresh ``hookd serve`` would start."""
+        """Forget the state of every session and every hook's failures, as a fresh ``hookd
+        serve`` would start."""
         self.registry.state.clear()
+        self.registry.health.clear()
 
     # -- firing -------------------------------------------------------------
 

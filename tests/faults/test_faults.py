@@ -429,7 +429,8 @@ async def test_a_sync_hook_blocked_for_good_costs_only_itself(tmp_path: Path) ->
     """A worker thread cannot be killed: each forever-blocked call keeps one, but one hook
     holds at most HOOK_THREAD_LIMIT of them, and once STUCK_LIMIT are stuck its later calls
     are refused at once. Every other hook keeps its own answer, sync ones included."""
-    async with running(fault_module("blocks_forever"), tmp_path) as hookd:
+    no_quarantine = ("--quarantine-after", "0")  # its refusal would come first from the fifth
+    async with running(fault_module("blocks_forever"), tmp_path, *no_quarantine) as hookd:
         ids = await hookd.callback_ids()
         stuck = ids["PreToolUse/Fault"][0]
         await hookd.send(
