@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from hookd.errors import HookdError
+from hookd.redact import redact_text, redact_value
 from hookd.transcript import RECORD_ENV
 
 __all__ = [
@@ -231,11 +232,14 @@ def header_line(**fields: Any) -> bytes:
 
 
 def entry_line(direction: Direction, t: float, line: bytes) -> bytes:
-    """The transcript line for one protocol ``line`` (without its newline)."""
+    """The transcript line for one protocol ``line`` (without its newline), with what looks
+    like a secret masked (:mod:`hookd.redact`)."""
     try:
-        obj: dict[str, Any] = {"dir": direction, "t": round(t, 3), "msg": _decoder.decode(line)}
+        msg = redact_value(_decoder.decode(line))
+        obj: dict[str, Any] = {"dir": direction, "t": round(t, 3), "msg": msg}
     except msgspec.DecodeError:
-        obj = {"dir": direction, "t": round(t, 3), "raw": line.decode("utf-8", "replace")}
+        raw = redact_text(line.decode("utf-8", "replace"))
+        obj = {"dir": direction, "t": round(t, 3), "raw": raw}
     return _encoder.encode(obj) + b"\n"
 
 

@@ -172,3 +172,25 @@ async def test_env_mode_records_the_server_a_cli_spawns(tmp_path: Path) -> None:
     assert [e.dir for e in session.entries] == ["cli->hookd", "hookd->cli"] * 2
     result = await replay(session)
     assert result.ok, format_report(result)
+
+
+@pytest.mark.req("R-L07")
+async def test_a_recording_masks_secrets_and_passes_the_bytes_on_as_they_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cli_out, tee_in = trio.testing.memory_stream_one_way_pair()
+    tee_out, _cli_in = trio.testing.memory_stream_one_way_pair()
+    monkeypatch.setenv(RECORD_ENV, str(tmp_path / "s.jsonl"))
+    monkeypatch.setattr(sys, "argv", ["hookd", "serve", str(tmp_path / "h.py")])
+    receive, send = tee_from_env(tee_in, tee_out, hooks=str(tmp_path / "h.py"))
+    secret = "sk-" + "a1b2c3d4" * 4
+    line = json.dumps({"tool_input": {"command": f"curl -H 'Authorization: Bearer {secret}'"}})
+    await cli_out.send_all(line.encode() + b"\n" + f"not json {secret}\n".encode())
+    got = b""
+    while got.count(b"\n") < 2:
+        got += await receive.receive_some()
+    assert got.count(secret.encode()) == 2  # the peer gets every byte
+    await send.aclose()
+    await receive.aclose()
+    recorded = (tmp_path / "s.jsonl").read_text()
+    assert secret not in recorded and recorded.count("[redacted]") >= 2

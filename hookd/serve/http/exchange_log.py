@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, Final
 import msgspec
 import structlog
 
+from hookd.redact import redact_text, redact_value
 from hookd.serve.http.codec import Request
 from hookd.transcript import record_target
 from hookd.transcript.format import (
@@ -72,9 +73,9 @@ class HttpRecorder:
             "http": http,
         }
         try:
-            obj["msg"] = _decoder.decode(body)
+            obj["msg"] = redact_value(_decoder.decode(body))
         except msgspec.DecodeError:
-            obj["raw"] = body.decode("utf-8", "replace")
+            obj["raw"] = redact_text(body.decode("utf-8", "replace"))
         self._file.write(_encoder.encode(obj) + b"\n")
         self._file.flush()
 
