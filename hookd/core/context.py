@@ -7,6 +7,8 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+import msgspec
+
 __all__ = ["MAX_MARGIN_S", "HookContext", "effective_timeout"]
 
 _lock = threading.Lock()
@@ -29,7 +31,7 @@ def effective_timeout(timeout_s: float) -> float:
 SDK_KEYS: Final = ("signal",)
 
 
-class HookContext:
+class HookContext(msgspec.Struct, kw_only=True):
     """The third argument of every callback.
 
     ``state`` is a dict shared by all hooks of the same ``session_id``.
@@ -43,56 +45,33 @@ class HookContext:
 
     It also reads as the SDK's ``HookContext`` mapping: ``context["signal"]``
     and ``context.get("signal")`` are ``None``, as in the Claude Agent SDK.
+
+    A msgspec Struct: one is made for every hook call, and its constructor runs in C
+    (about 0.1 us against 0.6 us for a class with an ``__init__``; the stdio bench's answer
+    costs about 20 us of CPU).
     """
 
-    __slots__ = (
-        "_cancelled",
-        "_is_cancelled",
-        "_wall_deadline",
-        "agent",
-        "agent_event",
-        "agent_tool",
-        "arrived",
-        "attempt",
-        "callback_id",
-        "event",
-        "request_id",
-        "state",
-        "timeout_s",
-        "tool_use_id",
-    )
+    request_id: str | int | None
+    callback_id: str
+    event: str
+    tool_use_id: str | None
+    timeout_s: float
+    state: dict[str, Any]
+    #: ``time.monotonic()`` when the request was read (None: the call starts when made).
+    arrived: float | None = None
+    agent: str = "claude"
+    agent_event: str | None = None
+    agent_tool: str | None = None
+    attempt: int = 1
+    _wall_deadline: float = 0.0
+    _cancelled: threading.Event | None = None  # made on demand: most calls never wait
+    _is_cancelled: bool = False
 
-    def __init__(
-        self,
-        *,
-        request_id: str | int | None,
-        callback_id: str,
-        event: str,
-        tool_use_id: str | None,
-        timeout_s: float,
-        state: dict[str, Any],
-        since: float | None = None,
-        agent: str = "claude",
-        agent_event: str | None = None,
-        agent_tool: str | None = None,
-    ) -> None:
-        self.request_id = request_id
-        self.callback_id = callback_id
-        self.event = event
-        self.tool_use_id = tool_use_id
-        self.timeout_s = timeout_s
-        self.state = state
-        self.attempt = 1
-        self.agent = agent
-        self.agent_event = agent_event
-        self.agent_tool = agent_tool
-        self.arrived = since  # None: the call starts now
-        # the deadline runs from when the request arrived (``since``, time.monotonic()),
-        # less hookd's margin before the CLI's own (:func:`effective_timeout`)
-        start = time.monotonic() if since is None else since
-        self._wall_deadline = start + effective_timeout(timeout_s)
-        self._cancelled: threading.Event | None = None  # made on demand: most calls never wait
-        self._is_cancelled = False
+    def __post_init__(self) -> None:
+        # the deadline runs from when the request arrived (time.monotonic()), less hookd's
+        # margin before the CLI's own (:func:`effective_timeout`)
+        start = time.monotonic() if self.arrived is None else self.arrived
+        self._wall_deadline = start + effective_timeout(self.timeout_s)
 
     @property
     def deadline(self) -> float:

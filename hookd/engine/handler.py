@@ -385,7 +385,7 @@ class Handler:
             tool_use_id=tool_use_id if tool_use_id is not None else call.tool_use_id,
             timeout_s=reg.timeout_s,
             state=registry.session_state(session_id if isinstance(session_id, str) else None),
-            since=call.arrived or None,
+            arrived=call.arrived or None,
             agent=call.agent,
             agent_event=call.agent_event,
             agent_tool=call.agent_tool,
@@ -448,7 +448,7 @@ class Handler:
         started = time.perf_counter()
         reg = permission_registration(fn, CAN_USE_TOOL, registry.default_timeout_s)
         ctx = PermissionContext(
-            suggestions=call.suggestions,
+            suggestions=list(call.suggestions or []),
             blocked_path=call.blocked_path,
             decision_reason=call.decision_reason,
             agent_id=call.agent_id,
@@ -458,7 +458,7 @@ class Handler:
             tool_use_id=call.tool_use_id,
             timeout_s=reg.timeout_s,
             state={},
-            since=call.arrived or None,
+            arrived=call.arrived or None,
             agent=call.agent,
         )
         data = {"tool_name": call.tool_name, "tool_input": call.input}

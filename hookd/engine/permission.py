@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+import msgspec
+
 from hookd.core.context import HookContext
 from hookd.core.registration import HookCallable, Registration
 from hookd.core.registry import detect_runner
@@ -31,25 +33,13 @@ __all__ = [
 PERMISSION_ID: Final = "can_use_tool"
 
 
-class PermissionContext(HookContext):
+class PermissionContext(HookContext, kw_only=True):
     """The third argument of ``can_use_tool``: the SDK's fields plus a hook's context."""
 
-    __slots__ = ("agent_id", "blocked_path", "decision_reason", "suggestions")
-
-    def __init__(
-        self,
-        *,
-        suggestions: list[Any] | None = None,
-        blocked_path: str | None = None,
-        decision_reason: str | None = None,
-        agent_id: str | None = None,
-        **context: Any,
-    ) -> None:
-        super().__init__(**context)
-        self.suggestions = list(suggestions or [])
-        self.blocked_path = blocked_path
-        self.decision_reason = decision_reason
-        self.agent_id = agent_id
+    suggestions: list[Any] = msgspec.field(default_factory=list)
+    blocked_path: str | None = None
+    decision_reason: str | None = None
+    agent_id: str | None = None
 
 
 def permission_registration(fn: HookCallable, event: str, timeout_s: float) -> Registration:
