@@ -48,7 +48,7 @@ MAX_WAITING: Final = 100_000
 #: Seconds the woken writer lets pass before it writes what was noted meanwhile.
 GATHER_S: Final = 0.2
 #: Records turned into rows between two chances for the event loop to take the GIL.
-CHUNK: Final = 64
+CHUNK: Final = 16
 _encoder: Final = msgspec.json.Encoder(enc_hook=repr)
 
 #: (UNIX time, event, agent, input, request id, verdict, module version, redaction
