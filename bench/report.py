@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -135,6 +136,7 @@ def render(results: Results) -> str:
         "",
         *_notes(results),
         "",
+        *_against_base(results),
         f"targets for {SUBJECT} (median of the rounds' ratios, [min-max] over the rounds):",
     ]
     for item in results["targets"]:
@@ -142,6 +144,41 @@ def render(results: Results) -> str:
         lines.append(f"  {item['verdict']:<4}  {item['target']:<58} measured {value}{item['note']}")
     lines.append(f"\nrun time {results['elapsed_s']:.0f} s")
     return "\n".join(lines)
+
+
+#: The contender ``HOOKD_BENCH_BASE`` adds: another commit's hookd, in the same rounds.
+BASE: Final = "hookd-base"
+
+
+def _against_base(results: Results) -> list[str]:
+    """This checkout's hookd over the base commit's, round by round (pairs run back to back)."""
+    new, old = get(results, SUBJECT, "rounds"), get(results, BASE, "rounds")
+    if not new or not old:
+        return []
+    lines = ["this checkout against the base commit: new/old of each round's pair, median"
+             " [IQR, min-max]"]  # fmt: skip
+    for key, label in (("1", "@1"), ("64", "@64"), (ONE_CORE, "one core @1")):
+        pairs = [(a[key], b[key]) for a, b in zip(new, old, strict=False) if key in a and key in b]
+        if not pairs:
+            continue
+        rates = [a["answers_per_s"] / b["answers_per_s"] for a, b in pairs]
+        cpus = [
+            a["contender_cpu_us_per_answer"] / b["contender_cpu_us_per_answer"]
+            for a, b in pairs
+            if b["contender_cpu_us_per_answer"]
+        ]
+        lines.append(f"  answers/s {label:<14} {_quartile_text(rates)}")
+        if cpus:
+            lines.append(f"  own CPU/answer {label:<9} {_quartile_text(cpus)}")
+    return [*lines, ""]
+
+
+def _quartile_text(values: list[float]) -> str:
+    ordered = sorted(values)
+    if len(ordered) < 2:
+        return f"{ordered[0]:.3f}"
+    q1, median, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
+    return f"{median:.3f} [{q1:.3f}-{q3:.3f}, {ordered[0]:.3f}-{ordered[-1]:.3f}]"
 
 
 def _machine(results: Results) -> list[str]:

@@ -49,6 +49,7 @@ class LogSink:
         self._data = bytearray()  # touched by the loop's thread only
         self.loop_thread: int | None = None  # the attached loop's thread, while it runs
         self.armed: trio.Event | None = None  # set when lines wait: the drain task wakes
+        self.woken = False  # lines wait and the drain task was told (no Event call per line)
         self.max_file_bytes: int | None = None  # rotate the file behind ``fd`` past it
         self._room = 0  # bytes this sink may write before it looks at the file's size again
 
@@ -65,9 +66,11 @@ class LogSink:
         if threading.get_ident() != self.loop_thread:
             self._write_all(_line_encoder.encode(line) + b"\n")
             return
-        _line_encoder.encode_into(line, self._data, -1)
-        self._data += b"\n"
-        self._gathered()
+        data = self._data
+        _line_encoder.encode_into(line, data, -1)
+        data += b"\n"
+        if len(data) > FLUSH_BYTES or not self.woken:  # else: the drain task is on its way
+            self._gathered()
 
     def _gathered(self) -> None:
         """Lines wait: wake the drain task, or write them now past :data:`FLUSH_BYTES`."""
@@ -75,7 +78,8 @@ class LogSink:
             self.drain()
             return
         armed = self.armed
-        if armed is not None and not armed.is_set():
+        if armed is not None and not self.woken:
+            self.woken = True
             armed.set()
 
     def flush(self) -> None:
@@ -129,6 +133,7 @@ class _Drain(trio.abc.Instrument):
         self.sink.drain()
         self.sink.loop_thread = None
         self.sink.armed = None
+        self.sink.woken = False
 
 
 #: How long the first line of a burst waits for the rest of it. One write per line cost
@@ -142,6 +147,7 @@ async def _drain_later(sink: LogSink, armed: trio.Event) -> None:
         await armed.wait()
         await trio.sleep(DRAIN_DELAY_S)
         armed = sink.armed = trio.Event()
+        sink.woken = False
         sink.drain()
 
 
@@ -250,6 +256,7 @@ def request_line(
             elapsed_ms=elapsed_ms,
         )
         return
+    millis = time.time_ns() // 1_000_000  # _timestamp(), its cache checked here first
     line = _RequestLine(
         request_id,
         callback_id,
@@ -259,7 +266,7 @@ def request_line(
         "request.completed",
         event,
         "info",
-        _timestamp(),
+        _millis_text if millis == _millis else _timestamp(),
     )
     _sink.write_line(line)
 

@@ -63,15 +63,10 @@ class HookContext(msgspec.Struct, kw_only=True):
     agent_event: str | None = None
     agent_tool: str | None = None
     attempt: int = 1
-    _wall_deadline: float = 0.0
+    _wall_deadline: float = 0.0  # worked out on first use (no __post_init__: one less call)
+    _made: float = msgspec.field(default_factory=time.monotonic)
     _cancelled: threading.Event | None = None  # made on demand: most calls never wait
     _is_cancelled: bool = False
-
-    def __post_init__(self) -> None:
-        # the deadline runs from when the request arrived (time.monotonic()), less hookd's
-        # margin before the CLI's own (:func:`effective_timeout`)
-        start = time.monotonic() if self.arrived is None else self.arrived
-        self._wall_deadline = start + effective_timeout(self.timeout_s)
 
     @property
     def deadline(self) -> float:
@@ -80,11 +75,17 @@ class HookContext(msgspec.Struct, kw_only=True):
         It is the deadline hookd enforces: ``timeout_s`` from when the request
         was read, less the margin hookd keeps before the CLI's own deadline.
         """
-        return self._wall_deadline
+        deadline = self._wall_deadline
+        if not deadline:
+            # from when the request arrived (else when this context was made), less hookd's
+            # margin before the CLI's own deadline (:func:`effective_timeout`)
+            start = self._made if self.arrived is None else self.arrived
+            deadline = self._wall_deadline = start + effective_timeout(self.timeout_s)
+        return deadline
 
     def time_left(self) -> float:
         """Seconds until the deadline (never negative)."""
-        return max(0.0, self._wall_deadline - time.monotonic())
+        return max(0.0, self.deadline - time.monotonic())
 
     @property
     def cancelled(self) -> bool:

@@ -201,7 +201,7 @@ class Executor:
         if not checked and not self.inline(reg):
             return None
         try:
-            arg = _typed_input(reg, input_data)
+            arg = input_data if reg.input_type is None else _typed_input(reg, input_data)
             awaitable = reg.callback(arg, tool_use_id, ctx)
             if type(awaitable) is not types.CoroutineType and not inspect.iscoroutine(awaitable):
                 return Paused(awaitable, None, None)

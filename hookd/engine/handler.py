@@ -175,23 +175,19 @@ class Handler:
             return self.expired(pending)
         return None
 
-    def begin(
-        self, call: HookCall, reg: Registration | None = None, started: float | None = None
-    ) -> Verdict | Pending:
-        """Check ``call`` and run it as far as it goes without waiting.
-
-        ``reg`` is the registration of ``call.callback_id`` when the caller has
-        already looked it up and found that it runs inline (the stdio reader);
-        ``started`` the caller's ``time.perf_counter()`` when it took the call.
-        """
-        if started is None:
-            started = time.perf_counter()
+    def begin(self, call: HookCall) -> Verdict | Pending:
+        """Check ``call`` and run it as far as it goes without waiting."""
+        started = time.perf_counter()
         registry = self._fixed if self._fixed is not None else self._source()
         if registry is None:
             text = "no hooks loaded (the module failed to load)"
             return self._problem(call, "unavailable", text, None, started)
         if call.callback_id is not None:
-            return self._begin_named(call, registry, started, reg)
+            reg = registry.get(call.callback_id)
+            if reg is None:
+                text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
+                return self._problem(call, "unknown_callback", text, registry, started)
+            return self._begin_named(call, registry, started, reg, self.executor.inline(reg))
         problem = self.check_input(call.event, call.input)
         if problem is not None:
             return self._problem(call, "invalid_input", problem, registry, started)
@@ -260,17 +256,17 @@ class Handler:
         assert pending.reg is not None and pending.ctx is not None
         return self._named(pending, self.executor.timed_out(pending.reg, pending.ctx))
 
+    def begin_inline(self, call: HookCall, reg: Registration, started: float) -> Verdict | Pending:
+        """:meth:`begin` for a named hook the caller has looked up in the registry it
+        is answering from and found to run inline (the stdio reader); ``started`` is
+        its ``time.perf_counter()`` when it took the call."""
+        registry = self._fixed if self._fixed is not None else self._source()
+        assert registry is not None  # the caller found ``reg`` in it
+        return self._begin_named(call, registry, started, reg, True)
+
     def _begin_named(
-        self, call: HookCall, registry: Registry, started: float, reg: Registration | None
+        self, call: HookCall, registry: Registry, started: float, reg: Registration, inline: bool
     ) -> Verdict | Pending:
-        if reg is None:
-            reg = registry.get(call.callback_id or "")
-            if reg is None:
-                text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
-                return self._problem(call, "unknown_callback", text, registry, started)
-            inline = self.executor.inline(reg)
-        else:
-            inline = True  # the caller looked it up for that
         problem = self.check_input(reg.event, call.input)
         if problem is not None:
             return self._problem(call, "invalid_input", problem, registry, started)
@@ -305,7 +301,11 @@ class Handler:
 
         A shadow hook's answer is kept apart; the agent gets an empty one."""
         elapsed_ms = (time.perf_counter() - started) * 1000
-        answer = resolve(reg, outcome)
+        if outcome.kind == "ok":  # resolve()'s common case, without the call
+            payload = outcome.output if outcome.output is not None else {}
+            answer = Answer("ok", payload, None, "", reg.event)
+        else:
+            answer = resolve(reg, outcome)
         self.stats.hook(reg.callback_id, answer.outcome, elapsed_ms, call.agent)
         if answer.outcome != "ok" or registry.health:
             _health(registry.health, reg, answer)
@@ -384,7 +384,7 @@ class Handler:
             event=reg.event,
             tool_use_id=tool_use_id if tool_use_id is not None else call.tool_use_id,
             timeout_s=reg.timeout_s,
-            state=registry.session_state(session_id if isinstance(session_id, str) else None),
+            state=registry.state.for_session(session_id if isinstance(session_id, str) else None),
             arrived=call.arrived or None,
             agent=call.agent,
             agent_event=call.agent_event,

@@ -30,11 +30,8 @@ class HookStats:
         default_factory=lambda: collections.deque(maxlen=SAMPLES)
     )
 
-    def add(self, outcome: str, elapsed_ms: float) -> None:
-        self.calls += 1
-        self.elapsed_ms.append(elapsed_ms)
-        if outcome == "ok":
-            return
+    def failed(self, outcome: str) -> None:
+        """Count a run that did not end ``ok`` under its kind."""
         kind = outcome.removeprefix("blocked:")
         if kind == "timeout":
             self.timeouts += 1
@@ -75,7 +72,10 @@ class Stats:
         stats = hooks.get(callback_id)
         if stats is None:
             stats = hooks[callback_id] = HookStats()
-        stats.add(outcome, elapsed_ms)
+        stats.calls += 1
+        stats.elapsed_ms.append(elapsed_ms)
+        if outcome != "ok":
+            stats.failed(outcome)
 
     def of_hook(self, callback_id: str) -> HookStats:
         """``callback_id``'s counters over every agent."""

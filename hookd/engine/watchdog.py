@@ -58,20 +58,14 @@ class _Watchdog:
         self._awake = False
         self._started = False
 
-    # -- steps of async hooks, in the event loop's thread (the hot path: no lock) --------
+    # -- steps of async hooks, in the event loop's thread (the hot path, in step(): no lock)
 
-    def enter(self, deadline: float) -> None:
-        self._step_deadline = deadline
-        if not self._awake:
-            self._wake(loop_thread=True)
-
-    def leave(self) -> None:
-        self._step_deadline = None
-        if self._step_fired:
-            with self._cond:
-                if self._step_fired:
-                    self._step_fired = False
-                    _set_async_exc(self._loop_thread, ctypes.py_object())  # withdraw
+    def withdraw(self) -> None:
+        """Withdraw the exception raised in a step that has now ended, if still pending."""
+        with self._cond:
+            if self._step_fired:
+                self._step_fired = False
+                _set_async_exc(self._loop_thread, ctypes.py_object())
 
     # -- sync hooks, in their worker threads ---------------------------------------------
 
@@ -119,7 +113,7 @@ class _Watchdog:
         Once woken it stays awake for one poll: a busy stream of short steps
         wakes it at most once per :data:`POLL_S`.
         """
-        self._awake = False  # written before the step deadline is read: see enter()
+        self._awake = False  # written before the step deadline is read: see step()
         if self._step_deadline is not None:
             self._awake = True
             return
@@ -173,15 +167,21 @@ def step(
     a context of its own). A step that throws ``error`` in is clean-up: it is
     given :data:`CLEANUP_GRACE_S` from now, whatever the deadline.
     """
+    # _Watchdog.enter and .leave, written out: this runs for every step of every async hook
+    watchdog = _watchdog
     if error is not None:
         deadline = max(deadline, time.monotonic() + CLEANUP_GRACE_S)
-    _watchdog.enter(deadline)
+    watchdog._step_deadline = deadline
+    if not watchdog._awake:
+        watchdog._wake(loop_thread=True)
     try:
         yielded = run(coro.send, value) if error is None else run(coro.throw, error)
     except StopIteration as done:
         return True, done.value
     finally:
-        _watchdog.leave()
+        watchdog._step_deadline = None
+        if watchdog._step_fired:
+            watchdog.withdraw()
     return False, yielded
 
 

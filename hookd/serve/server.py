@@ -197,7 +197,7 @@ class Server:
         if self._router.refused(call, key, None, size):
             return None
         started = time.perf_counter()
-        began = self.handler.begin(hook_call(call, body, self._router.arrived), reg, started)
+        began = self.handler.begin_inline(hook_call(call, body, self._router.arrived), reg, started)
         if isinstance(began, Pending):
             return Yielded(call, key, began, started, size)
         answer = callback_answer(began)
