@@ -3,8 +3,8 @@ quarantine, latency percentiles; and the hooks quarantined now, until when."""
 
 from __future__ import annotations
 
-import collections
 import time
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -12,7 +12,7 @@ from typing import Any, Final
 from hookd.core.health import Sick
 from hookd.core.registry import Registry
 
-__all__ = ["HookStats", "Stats"]
+__all__ = ["HookStats", "Stats", "Totals"]
 
 #: Latency samples kept per hook (the most recent ones).
 SAMPLES: Final = 4096
@@ -20,15 +20,22 @@ SAMPLES: Final = 4096
 
 @dataclass(slots=True)
 class HookStats:
-    """One hook's counters since the server started."""
+    """One hook's counters since the server started.
+
+    The latencies are kept in a ring of C doubles, written in place: a float object
+    kept per call (a deque of the last 4,096) pinned small-object memory between the
+    calls' short-lived objects and cost about 1 us per answer on one core (`make bench`).
+    """
 
     calls: int = 0
     errors: int = 0
     timeouts: int = 0
     quarantined: int = 0
-    elapsed_ms: collections.deque[float] = field(
-        default_factory=lambda: collections.deque(maxlen=SAMPLES)
-    )
+    samples: array[float] = field(default_factory=lambda: array("d", bytes(8 * SAMPLES)))
+
+    def latencies(self) -> list[float]:
+        """The most recent :data:`SAMPLES` latencies in milliseconds (in no order)."""
+        return self.samples[: min(self.calls, SAMPLES)].tolist()
 
     def failed(self, outcome: str) -> None:
         """Count a run that did not end ``ok`` under its kind."""
@@ -39,6 +46,17 @@ class HookStats:
             self.errors += 1
         elif kind == "quarantined":
             self.quarantined += 1
+
+
+@dataclass(slots=True)
+class Totals:
+    """Counters added up over several :class:`HookStats` (a ``GET /status`` row)."""
+
+    calls: int = 0
+    errors: int = 0
+    timeouts: int = 0
+    quarantined: int = 0
+    latencies: list[float] = field(default_factory=list)
 
 
 def percentile(values: list[float], fraction: float) -> float | None:
@@ -72,12 +90,13 @@ class Stats:
         stats = hooks.get(callback_id)
         if stats is None:
             stats = hooks[callback_id] = HookStats()
-        stats.calls += 1
-        stats.elapsed_ms.append(elapsed_ms)
+        calls = stats.calls
+        stats.samples[calls % SAMPLES] = elapsed_ms
+        stats.calls = calls + 1
         if outcome != "ok":
             stats.failed(outcome)
 
-    def of_hook(self, callback_id: str) -> HookStats:
+    def of_hook(self, callback_id: str) -> Totals:
         """``callback_id``'s counters over every agent."""
         return _summed(h[callback_id] for h in self.by_agent.values() if callback_id in h)
 
@@ -89,7 +108,7 @@ class Stats:
         sick = registry.health.quarantined() if registry.health else {}
         for reg in registry.registrations():
             stats = self.of_hook(reg.callback_id)
-            ordered = sorted(stats.elapsed_ms)
+            ordered = sorted(stats.latencies)
             rows.append(
                 {
                     "callback_id": reg.callback_id,
@@ -113,7 +132,7 @@ class Stats:
         rows = {}
         for agent, hooks in sorted(self.by_agent.items()):
             stats = _summed(hooks.values())
-            ordered = sorted(stats.elapsed_ms)
+            ordered = sorted(stats.latencies)
             rows[agent] = {
                 "calls": stats.calls,
                 "errors": stats.errors,
@@ -125,15 +144,15 @@ class Stats:
         return rows
 
 
-def _summed(parts: Iterable[HookStats]) -> HookStats:
+def _summed(parts: Iterable[HookStats]) -> Totals:
     """One set of counters of ``parts``; the most recent :data:`SAMPLES` latencies of each."""
-    total = HookStats(elapsed_ms=collections.deque())
+    total = Totals()
     for part in parts:
         total.calls += part.calls
         total.errors += part.errors
         total.timeouts += part.timeouts
         total.quarantined += part.quarantined
-        total.elapsed_ms.extend(part.elapsed_ms)
+        total.latencies += part.latencies()
     return total
 
 
