@@ -256,7 +256,6 @@ def request_line(
             elapsed_ms=elapsed_ms,
         )
         return
-    millis = time.time_ns() // 1_000_000  # _timestamp(), its cache checked here first
     line = _RequestLine(
         request_id,
         callback_id,
@@ -266,7 +265,7 @@ def request_line(
         "request.completed",
         event,
         "info",
-        _millis_text if millis == _millis else _timestamp(),
+        _timestamp(),
     )
     _sink.write_line(line)
 

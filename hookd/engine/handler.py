@@ -41,7 +41,7 @@ from hookd.engine.permission import (
 )
 from hookd.engine.stats import Stats
 from hookd.engine.verdict import Problem, Ran, Verdict
-from hookd.events import EVENTS
+from hookd.events import EVENT_SPECS
 from hookd.events.validation import check_input
 from hookd.redact import redact_text
 from hookd.wire.errors import NO_PERMISSION_CALLBACK_TEXT, UNKNOWN_CALLBACK_TEXT, ErrorKind
@@ -63,9 +63,6 @@ FAILURES: Final = frozenset(
 )  # fmt: skip
 #: Answer outcomes that neither count as a failure nor forgive the earlier ones.
 NEUTRAL: Final = frozenset({"quarantined", "blocked:quarantined", "cancelled"})
-
-#: The events of the catalogue (a set: a lookup through the read-only ``EVENTS`` costs more).
-_KNOWN_EVENTS: Final = frozenset(EVENTS)
 
 #: Where the handler reads the registry from on each call (a hot reload swaps it).
 RegistrySource = Callable[[], Registry | None]
@@ -304,11 +301,7 @@ class Handler:
 
         A shadow hook's answer is kept apart; the agent gets an empty one."""
         elapsed_ms = (time.perf_counter() - started) * 1000
-        if outcome.kind == "ok":  # resolve()'s common case, without the call
-            payload = outcome.output if outcome.output is not None else {}
-            answer = Answer("ok", payload, None, "", reg.event)
-        else:
-            answer = resolve(reg, outcome)
+        answer = resolve(reg, outcome)
         self.stats.hook(reg.callback_id, answer.outcome, elapsed_ms, call.agent)
         if answer.outcome != "ok" or registry.health:
             _health(registry.health, reg, answer)
@@ -420,7 +413,7 @@ class Handler:
         """What is wrong with a hook's input, or None (always None with validation off)."""
         if not self.validate:
             return None
-        if event not in _KNOWN_EVENTS and event not in self._warned_events:
+        if event not in EVENT_SPECS and event not in self._warned_events:
             self._warned_events.add(event)
             log.warning("event.unknown", _event=event, note="input passed through unchecked")
         return check_input(event, input_data)
