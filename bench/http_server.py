@@ -20,7 +20,6 @@ import random
 import secrets
 import select
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,6 +31,7 @@ from typing import Any, Final
 import msgspec
 
 from bench import workload
+from bench.targets import quartiles
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 HOOK: Final = ROOT / "bench" / "hook_allow.py"
@@ -231,12 +231,6 @@ DECISION_ROUNDS = 11
 DECISION_BUDGET = 0.05
 
 
-def _quartiles(values: list[float]) -> tuple[float, float, float]:
-    ordered = sorted(values)
-    q1, median, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
-    return q1, median, q3
-
-
 def decision_log_cost(token: str, reqs: list[bytes], rounds: int) -> None:
     """Answers/s with the decision log on against off: two servers, paired rounds at one
     connection, the order alternating; the ratio's median and IQR over the pairs."""
@@ -263,8 +257,8 @@ def decision_log_cost(token: str, reqs: list[bytes], rounds: int) -> None:
         written = _rows(store)
     ratios = [a.answers_per_s / b.answers_per_s for a, b in pairs]
     cpu = [a.hookd_cpu_us_per_answer / b.hookd_cpu_us_per_answer for a, b in pairs]
-    q1, median, q3 = _quartiles(ratios)
-    c1, cmed, c3 = _quartiles(cpu)
+    q1, median, q3 = quartiles(ratios)
+    c1, cmed, c3 = quartiles(cpu)
     cost = 1 - median
     print(f"decision log on/off, {rounds} paired rounds of {len(reqs):,} POSTs at 1 connection "
           f"({written:,} records written):")  # fmt: skip

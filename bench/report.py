@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable
 from typing import Any, Final
 
 from bench.phases import ONE_CORE
-from bench.targets import SUBJECT, Results, get
+from bench.targets import SUBJECT, Results, get, quartiles
 
 __all__ = ["render"]
 
@@ -174,11 +173,10 @@ def _against_base(results: Results) -> list[str]:
 
 
 def _quartile_text(values: list[float]) -> str:
-    ordered = sorted(values)
-    if len(ordered) < 2:
-        return f"{ordered[0]:.3f}"
-    q1, median, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
-    return f"{median:.3f} [{q1:.3f}-{q3:.3f}, {ordered[0]:.3f}-{ordered[-1]:.3f}]"
+    if len(values) < 2:
+        return f"{values[0]:.3f}"
+    q1, median, q3 = quartiles(values)
+    return f"{median:.3f} [{q1:.3f}-{q3:.3f}, {min(values):.3f}-{max(values):.3f}]"
 
 
 def _machine(results: Results) -> list[str]:

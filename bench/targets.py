@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from bench.phases import ONE_CORE
 
-__all__ = ["SUBJECT", "TARGETS", "Results", "evaluate", "get", "ratio"]
+__all__ = ["SUBJECT", "TARGETS", "Results", "evaluate", "get", "quartiles", "ratio"]
 
 Results = dict[str, Any]
 SUBJECT: Final = "hookd"
@@ -24,6 +25,12 @@ def get(results: Results, name: str, *path: str) -> Any:
             return None
         node = node[key]
     return node
+
+
+def quartiles(values: list[float]) -> tuple[float, float, float]:
+    """(first quartile, median, third quartile) of ``values`` (at least two of them)."""
+    q1, median, q3 = statistics.quantiles(sorted(values), n=4, method="inclusive")
+    return q1, median, q3
 
 
 def ratio(top: Any, bottom: Any) -> float | None:
