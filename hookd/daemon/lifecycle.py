@@ -285,11 +285,16 @@ def _stop_locked(paths: DaemonPaths) -> int | None:
 
     pid = ready[0]
     os.kill(pid, signal.SIGTERM)
+    killed = False
     deadline = time.monotonic() + STOP_TIMEOUT_S
     while alive(pid) and not _reaped(pid):
         if time.monotonic() > deadline:
+            if killed:
+                break
+            # a daemon that does not end on SIGTERM (stopped, or stuck in C) is killed, and
+            # waited for too: its port is free only once it has exited
             os.kill(pid, signal.SIGKILL)
-            break
+            killed, deadline = True, time.monotonic() + STOP_TIMEOUT_S
         time.sleep(POLL_S)
     return pid
 
