@@ -111,7 +111,7 @@ class Verdict(msgspec.Struct):
     sequential: bool = False
     problem: Problem | None = None
     #: The runs of shadow hooks: logged and counted, never part of the answer.
-    shadow: list[Ran] = msgspec.field(default_factory=list)
+    shadow: Sequence[Ran] = ()
 
     @property
     def hooks(self) -> list[HookRecord]:
