@@ -187,7 +187,7 @@ class Handler:
             if reg is None:
                 text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
                 return self._problem(call, "unknown_callback", text, registry, started)
-            return self._begin_named(call, registry, started, reg, self.executor.inline(reg))
+            return self.begin_named(call, registry, started, reg, self.executor.inline(reg))
         problem = self.check_input(call.event, call.input)
         if problem is not None:
             return self._problem(call, "invalid_input", problem, registry, started)
@@ -256,17 +256,18 @@ class Handler:
         assert pending.reg is not None and pending.ctx is not None
         return self._named(pending, self.executor.timed_out(pending.reg, pending.ctx))
 
-    def begin_inline(self, call: HookCall, reg: Registration, started: float) -> Verdict | Pending:
-        """:meth:`begin` for a named hook the caller has looked up in the registry it
-        is answering from and found to run inline (the stdio reader); ``started`` is
-        its ``time.perf_counter()`` when it took the call."""
-        registry = self._fixed if self._fixed is not None else self._source()
-        assert registry is not None  # the caller found ``reg`` in it
-        return self._begin_named(call, registry, started, reg, True)
-
-    def _begin_named(
-        self, call: HookCall, registry: Registry, started: float, reg: Registration, inline: bool
+    def begin_named(
+        self,
+        call: HookCall,
+        registry: Registry,
+        started: float,
+        reg: Registration,
+        inline: bool = True,
     ) -> Verdict | Pending:
+        """:meth:`begin` for the hook ``reg`` that ``call`` names, looked up by the caller
+        in ``registry``, the one it answers from; ``started`` is its ``time.perf_counter()``
+        when it took the call. ``inline``: the hook runs inline (:meth:`Executor.inline`,
+        as the stdio reader has checked), here, up to its first yield to trio."""
         problem = self.check_input(reg.event, call.input)
         if problem is not None:
             return self._problem(call, "invalid_input", problem, registry, started)

@@ -75,7 +75,7 @@ class Stats:
     """
 
     def __init__(self) -> None:
-        self.by_agent: dict[str, dict[str, HookStats]] = {}
+        self._hooks: dict[tuple[str, str], HookStats] = {}  # by (agent, callback id)
         self.stuck: dict[str, int] = {}  # the executor's live count of stuck threads per hook
         self.requests = 0
         self.refused = 0
@@ -84,12 +84,9 @@ class Stats:
         self, callback_id: str, outcome: str, elapsed_ms: float, agent: str = "claude"
     ) -> None:
         """Count one run of ``callback_id`` for ``agent`` that ended with ``outcome``."""
-        hooks = self.by_agent.get(agent)
-        if hooks is None:
-            hooks = self.by_agent[agent] = {}
-        stats = hooks.get(callback_id)
+        stats = self._hooks.get((agent, callback_id))
         if stats is None:
-            stats = hooks[callback_id] = HookStats()
+            stats = self._hooks[agent, callback_id] = HookStats()
         calls = stats.calls
         stats.samples[calls % SAMPLES] = elapsed_ms
         stats.calls = calls + 1
@@ -98,7 +95,7 @@ class Stats:
 
     def of_hook(self, callback_id: str) -> Totals:
         """``callback_id``'s counters over every agent."""
-        return _summed(h[callback_id] for h in self.by_agent.values() if callback_id in h)
+        return _summed(stats for (_, cid), stats in self._hooks.items() if cid == callback_id)
 
     def rows(self, registry: Registry | None) -> list[dict[str, Any]]:
         """One row per registered hook (in id order), counters at zero when never called."""
@@ -129,9 +126,12 @@ class Stats:
 
     def agent_rows(self) -> dict[str, dict[str, Any]]:
         """Calls, errors, timeouts and latency percentiles by the agent that sent them."""
+        by_agent: dict[str, list[HookStats]] = {}
+        for (agent, _), hook_stats in sorted(self._hooks.items()):
+            by_agent.setdefault(agent, []).append(hook_stats)
         rows = {}
-        for agent, hooks in sorted(self.by_agent.items()):
-            stats = _summed(hooks.values())
+        for agent, hooks in by_agent.items():
+            stats = _summed(hooks)
             ordered = sorted(stats.latencies)
             rows[agent] = {
                 "calls": stats.calls,

@@ -8,8 +8,9 @@ by what the last reads found:
 
 - while input keeps arriving before hookd asks for it (a client that sends its
   next request while hookd finishes the last answer, as one sharing hookd's CPU
-  core does, or one that pipelines), it reads first, after one checkpoint: no
-  epoll registration at all;
+  core does, or one that pipelines), it reads first: no epoll registration at
+  all (a read that finds nothing costs one system call, not a pass of trio's
+  scheduler: the checkpoint comes after a read that found input);
 - once reading first has found nothing twice in a row, it waits for the fd to
   be readable first, then reads: one pass, no exception. Every
   :data:`PROBE_EVERY` reads of this kind it tries the first way again, so a
@@ -56,7 +57,7 @@ class Receiver:
             return bytes(await self._stream.receive_some(self._size))
         if self.eager or self._waited >= PROBE_EVERY:
             self._waited = 0
-            await trio.lowlevel.checkpoint()
+            await trio.lowlevel.checkpoint_if_cancelled()  # raises before anything is read
             try:
                 data = os.read(fd, self._size)
             except BlockingIOError:  # nothing waiting (twice: wait for it from now on)
@@ -66,6 +67,7 @@ class Receiver:
                 return bytes(await self._stream.receive_some(self._size))
             else:
                 self.eager, self._misses = True, 0
+                await trio.lowlevel.cancel_shielded_checkpoint()  # the other tasks' turn
                 return data
         self._waited += 1
         while True:

@@ -197,7 +197,8 @@ class Server:
         if self._router.refused(call, key, None, size):
             return None
         started = time.perf_counter()
-        began = self.handler.begin_inline(hook_call(call, body, self._router.arrived), reg, started)
+        hook = hook_call(call, body, self._router.arrived)
+        began = self.handler.begin_named(hook, self.registry, started, reg)
         if isinstance(began, Pending):
             return Yielded(call, key, began, started, size)
         answer = callback_answer(began)
