@@ -39,16 +39,19 @@ MISSES: Final = 2
 class Receiver:
     """``receive_some`` for the reader: fast on an ``FdStream``, delegated otherwise."""
 
-    __slots__ = ("_fd", "_misses", "_size", "_stream", "_waited", "eager")
+    __slots__ = ("_fd", "_misses", "_size", "_stream", "_waited")
 
     def __init__(self, stream: trio.abc.ReceiveStream, size: int) -> None:
         self._stream = stream
         self._size = size
         self._fd = stream.fileno() if isinstance(stream, trio.lowlevel.FdStream) else None
-        #: True while input has been waiting whenever hookd read: read before waiting.
-        self.eager = True
         self._waited = 0  # reads that waited for epoll since the last try at reading first
         self._misses = 0  # reads first in a row that found nothing
+
+    @property
+    def eager(self) -> bool:
+        """True while reads first keep finding input: read before waiting."""
+        return self._misses < MISSES
 
     async def receive(self) -> bytes:
         """The next chunk of input; ``b""`` at EOF. Raises as ``receive_some`` does."""
@@ -62,11 +65,10 @@ class Receiver:
                 data = os.read(fd, self._size)
             except BlockingIOError:  # nothing waiting (twice: wait for it from now on)
                 self._misses += 1
-                self.eager = self.eager and self._misses < MISSES
             except OSError:  # closed or broken: trio's own read raises the right error
                 return bytes(await self._stream.receive_some(self._size))
             else:
-                self.eager, self._misses = True, 0
+                self._misses = 0
                 await trio.lowlevel.cancel_shielded_checkpoint()  # the other tasks' turn
                 return data
         self._waited += 1
