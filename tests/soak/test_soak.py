@@ -10,7 +10,8 @@ Checked: every request not cancelled is answered exactly once and correctly;
 a request to the never-returning hook is never answered; a raced one at most
 once; no answer names an id that was not sent. The run is cut in ten phases;
 after each, the client waits until every answer is in and reads the
-process's RSS, file descriptors and threads from ``/proc``. Phase 1 is the
+process's RSS, file descriptors and threads from ``/proc`` once the threads the
+phase's faults started have ended. Phase 1 is the
 warm-up; later phases must stay within a tolerance of it.
 """
 
@@ -32,7 +33,7 @@ import trio
 
 from hookd.engine.executor import THREAD_LIMIT
 from tests.faults.faultkit import Hookd, Usage, fault_module, print_figures, running
-from tests.hooks.faults.soak_mix import OUTPUT_BYTES
+from tests.hooks.faults.soak_mix import FAULT_TIMEOUT_S, OUTPUT_BYTES
 from tests.peer import pre_tool_use
 
 LONG: Final = os.environ.get("HOOKD_SOAK_LONG") == "1"
@@ -41,6 +42,10 @@ IN_FLIGHT: Final = 64
 BATCH: Final = 16
 PHASES: Final = 10 if LONG else 5
 SEED: Final = 20_251_122
+#: After a phase, until the threads its faults started have ended (a blocked hook sleeps 3x
+#: its timeout; a leaked thread its timeout): the usage read then is what stays, not what
+#: happened to be running at that instant, which on a loaded machine is much more.
+SETTLE_S: Final = 3 * FAULT_TIMEOUT_S + 0.2
 
 #: Fault hooks of soak_mix.py with their relative weight and the answer they must get.
 FAULTS: Final[dict[str, tuple[float, str]]] = {
@@ -297,6 +302,7 @@ async def run_phases(
         for _ in range(PHASES):
             await send(hookd, itertools.islice(traffic, REQUESTS // PHASES), ledger, window)
             await drained(ledger)
+            await trio.sleep(SETTLE_S)
             usages.append(hookd.usage())
         await hookd.close_stdin()
         assert await hookd.exit_code(30) == 0
