@@ -102,7 +102,10 @@ class Stats:
         if registry is None:
             return []
         rows = []
-        sick = registry.health.quarantined() if registry.health else {}
+        sick: dict[str, list[Sick]] = {}
+        if registry.health:
+            for (_, _, cid), record in registry.health.quarantined().items():
+                sick.setdefault(cid, []).append(record)
         for reg in registry.registrations():
             stats = self.of_hook(reg.callback_id)
             ordered = sorted(stats.latencies)
@@ -119,7 +122,7 @@ class Stats:
                     "quarantined": stats.quarantined,
                     "p50_ms": percentile(ordered, 0.5),
                     "p99_ms": percentile(ordered, 0.99),
-                    **_quarantine(sick.get(reg.callback_id)),
+                    **_quarantine(sick.get(reg.callback_id, [])),
                 }
             )
         return rows
@@ -156,9 +159,16 @@ def _summed(parts: Iterable[HookStats]) -> Totals:
     return total
 
 
-def _quarantine(sick: Sick | None) -> dict[str, Any]:
-    """A row's ``quarantined_until`` (UNIX time) and ``quarantine_reason``; None when healthy."""
-    if sick is None:
-        return {"quarantined_until": None, "quarantine_reason": None}
+def _quarantine(records: list[Sick]) -> dict[str, Any]:
+    """A row's ``quarantined_sessions`` (how many sessions the hook is quarantined in now),
+    and of the one quarantined longest, ``quarantined_until`` (UNIX time) and
+    ``quarantine_reason``; None when healthy."""
+    if not records:
+        return {"quarantined_sessions": 0, "quarantined_until": None, "quarantine_reason": None}
+    sick = max(records, key=lambda r: r.until)
     until = round(time.time() + (sick.until - time.monotonic()), 3)
-    return {"quarantined_until": until, "quarantine_reason": f"{sick.reason} (last: {sick.last})"}
+    return {
+        "quarantined_sessions": len(records),
+        "quarantined_until": until,
+        "quarantine_reason": f"{sick.reason} (last: {sick.last})",
+    }
