@@ -19,7 +19,7 @@ awaits :meth:`Handler.finish` (or, for a hook paused inline, drives it with
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -231,20 +231,36 @@ class Handler:
         return self._done(call, registry, verdict, pending.started)
 
     async def _with_shadow(self, pending: Pending, run: RunOne) -> Verdict:
-        """The real hooks' verdict; the shadow hooks run beside them, their runs kept apart."""
-        call = pending.call
+        """The real hooks' verdict; the shadow hooks run beside them, their runs kept apart.
+
+        The shadow hooks run in a task of their own: the agent's answer never waits for them.
+        When they end first, the call is noted once with both; otherwise the real runs are
+        counted now and the call is noted when the shadow hooks end."""
+        call, registry = pending.call, pending.registry
         real = [(reg, p) for reg, p in pending.selected if not reg.shadow]
         shadow = [(reg, p) for reg, p in pending.selected if reg.shadow]
         shadow_ran: list[Ran] = []
+        answered: list[tuple[Verdict, float]] = []  # the real verdict, once it was given
 
         async def run_shadow() -> None:
             shadow_ran.extend(await in_parallel(shadow, call.input, run))
+            if answered:  # the agent has its answer already: count and note the call now
+                verdict, elapsed_ms = answered[0]
+                verdict.shadow = shadow_ran
+                self._count(call, registry, shadow_ran)
+                if self.decisions is not None:
+                    self._note(call, registry, verdict, elapsed_ms)
 
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(run_shadow)
-            verdict = await _run_selected(call, real, run)
-        verdict.shadow = shadow_ran
-        return self._done(call, pending.registry, verdict, pending.started)
+        trio.lowlevel.spawn_system_task(run_shadow, name="hookd.shadow")
+        verdict = await _run_selected(call, real, run)
+        if len(shadow_ran) == len(shadow):  # the shadow hooks ended first
+            verdict.shadow = shadow_ran
+            return self._done(call, registry, verdict, pending.started)
+        answered.append((verdict, (time.perf_counter() - pending.started) * 1000))
+        self._count(call, registry, verdict.ran)
+        if verdict.event == SESSION_END:
+            _end_session(call, registry)
+        return verdict
 
     async def resume(self, pending: Pending) -> Verdict:
         """Drive a hook paused inline to its end, in the task that began it."""
@@ -274,7 +290,8 @@ class Handler:
             return self._problem(call, "invalid_input", problem, registry, started)
         sick = registry.health.leash(_key(call, reg)) if registry.health else None
         if not inline:
-            return _pending_named(call, registry, started, reg, sick=sick)
+            pending = _pending_named(call, registry, started, reg, sick=sick)
+            return self._shadow_later(pending) if reg.shadow else pending
         ctx = self._context(call, reg, registry, leashed=sick is not None)
         began = self.executor.begin(reg, call.input, call.tool_use_id, ctx, checked=True)
         if isinstance(began, Paused):
@@ -283,6 +300,22 @@ class Handler:
         if sick is not None:
             began = _on_leash(registry.health, reg, sick, began)
         return self._verdict_named(call, registry, reg, began, started)
+
+    def _shadow_later(self, pending: Pending) -> Verdict:
+        """A named shadow hook that does not end inline: the agent's empty answer now, the
+        hook run to its end (and counted, and noted) in a task of its own.
+
+        (A trio hook that first yields inline ends in the task that began it, as every
+        paused hook does; from then on it is not run inline, so its later calls come here.)"""
+
+        async def finish() -> None:
+            await self.finish(pending)
+
+        trio.lowlevel.spawn_system_task(finish, name="hookd.shadow")
+        reg = pending.reg
+        assert reg is not None
+        empty = Ran(reg, Answer("ok", {}, None, "", reg.event), 0.0)
+        return Verdict(reg.event, [empty], {})
 
     def _named(self, pending: Pending, outcome: Outcome) -> Verdict:
         """The verdict on a pending named hook that has ended."""
@@ -326,16 +359,20 @@ class Handler:
         self, call: HookCall, registry: Registry, verdict: Verdict, started: float
     ) -> Verdict:
         """Count the runs; note the answer; free a session's state after its SessionEnd."""
-        health = registry.health
-        for ran in (*verdict.ran, *verdict.shadow):
-            self.stats.hook(ran.reg.callback_id, ran.answer.outcome, ran.elapsed_ms, call.agent)
-            if ran.answer.outcome != "ok" or health:
-                _health(health, _key(call, ran.reg), ran.reg, ran.answer)
+        self._count(call, registry, (*verdict.ran, *verdict.shadow))
         if self.decisions is not None:
             self._note(call, registry, verdict, (time.perf_counter() - started) * 1000)
         if verdict.event == SESSION_END:
             _end_session(call, registry)
         return verdict
+
+    def _count(self, call: HookCall, registry: Registry, runs: Iterable[Ran]) -> None:
+        """Count each run in the per-hook stats and towards its hook's health."""
+        health = registry.health
+        for ran in runs:
+            self.stats.hook(ran.reg.callback_id, ran.answer.outcome, ran.elapsed_ms, call.agent)
+            if ran.answer.outcome != "ok" or health:
+                _health(health, _key(call, ran.reg), ran.reg, ran.answer)
 
     def _problem(
         self,

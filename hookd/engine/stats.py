@@ -93,6 +93,21 @@ class Stats:
         if outcome != "ok":
             stats.failed(outcome)
 
+    def rekey(self, old: Registry | None, new: Registry | None) -> None:
+        """A reload swapped ``old`` for ``new``: each hook's figures follow the hook (its
+        event, matcher and function), not its position, so a kept hook keeps them under its
+        new id and a removed hook's go; a new hook starts at zero."""
+        if old is None or new is None:
+            return
+        now = _identities(new)
+        moved = {cid: now.get(identity) for identity, cid in _identities(old).items()}
+        hooks: dict[tuple[str, str], HookStats] = {}
+        for (agent, cid), stats in self._hooks.items():
+            target = moved.get(cid, cid)  # can_use_tool is no registered hook: kept
+            if target is not None:
+                hooks[agent, target] = stats
+        self._hooks = hooks
+
     def of_hook(self, callback_id: str) -> Totals:
         """``callback_id``'s counters over every agent."""
         return _summed(stats for (_, cid), stats in self._hooks.items() if cid == callback_id)
@@ -172,3 +187,15 @@ def _quarantine(records: list[Sick]) -> dict[str, Any]:
         "quarantined_until": until,
         "quarantine_reason": f"{sick.reason} (last: {sick.last})",
     }
+
+
+def _identities(registry: Registry) -> dict[tuple[str, str | None, str, int], str]:
+    """Each registered hook's callback id by what it is: event, matcher, function, and how
+    many of the same came before it."""
+    seen: dict[tuple[str, str | None, str], int] = {}
+    found = {}
+    for reg in registry.registrations():
+        base = (reg.event, reg.matcher, reg.name)
+        n = seen[base] = seen.get(base, 0) + 1
+        found[(*base, n)] = reg.callback_id
+    return found
