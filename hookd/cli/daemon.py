@@ -274,7 +274,26 @@ def _call(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="when the daemon cannot answer, exit 1 (a non-blocking error) on every event",
     )
+    p.add_argument(
+        "--deadline",
+        type=_seconds,
+        metavar="SECONDS",
+        help="the most the daemon's whole answer may take, from connecting to its last byte; "
+        "an answer not complete by then is a failure (default: 600; install writes the "
+        "event's budget)",
+    )
     _start_options(p)
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < 1e9:
+        raise argparse.ArgumentTypeError(f"seconds are more than 0, not {text}")
+    return value
 
 
 #: name -> (summary, description, builder), in the order ``hookd --help`` lists them.

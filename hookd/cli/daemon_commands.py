@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from hookd.daemon.client import HOOK_TIMEOUT_S, Reply, Unreachable, request
+from hookd.daemon.client import CALL_DEADLINE_S, Incomplete, Reply, Unreachable, request
 from hookd.daemon.fastcall import shim_failure
 from hookd.daemon.lifecycle import (
     DaemonError,
@@ -114,8 +114,9 @@ def call_main(args: argparse.Namespace) -> int:
         paths = daemon_paths(module_path(args.hooks))
         options = _options(paths, args)
         ensure_up(paths, options)  # proven before the input goes anywhere
-        reply = _post(paths, options, args.event, body)
-    except (PathError, DaemonError, CommandError) as exc:
+        deadline_s = CALL_DEADLINE_S if args.deadline is None else args.deadline
+        reply = _post(paths, options, args.event, body, deadline_s)
+    except (PathError, DaemonError, CommandError, Incomplete) as exc:
         return _shim_failure(args, str(exc))
     except OSError as exc:
         return _shim_failure(args, _state_error(exc))
@@ -129,17 +130,22 @@ def call_main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _post(paths: DaemonPaths, options: StartOptions, event: str, body: bytes) -> Reply | None:
+def _post(
+    paths: DaemonPaths, options: StartOptions, event: str, body: bytes, deadline_s: float
+) -> Reply | None:
     """The daemon's answer; None when nothing answers, or something that is not the module's
-    daemon (it cannot prove the key) does; its answer is never used."""
+    daemon (it cannot prove the key) does; its answer is never used. :class:`Incomplete` when
+    the answer is not whole within ``deadline_s`` (connect, request and answer)."""
     recording = os.environ.get(RECORD_ID_ENV)
     headers = ((RECORD_HEADER, recording),) if recording else ()
     nonce = challenge()
     try:
         reply = request(
             HOST, options.port, "POST", f"/hook/{event}", token=options.token, body=body,
-            timeout_s=HOOK_TIMEOUT_S, headers=headers, challenge=nonce,
+            timeout_s=deadline_s, headers=headers, challenge=nonce,
         )  # fmt: skip
+    except Incomplete:
+        raise
     except Unreachable:
         return None
     pid = ready_pid(paths, options.port)

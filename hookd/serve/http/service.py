@@ -252,8 +252,12 @@ async def _main(
         port = await nursery.start(_serve_then_stop, server, nursery.cancel_scope)
         server.gate.listening(port)
         if ready_file is not None:
+            # the port is held (a second descriptor of each listening socket) until the ready
+            # file is gone, however the listeners close: while the file names this process,
+            # no other program can listen there
+            held = [os.dup(fd) for fd in server.listening_fds]
             write_ready_file(ready_file, _ready_fields(server, port))
-            nursery.start_soon(_remove_at_exit, ready_file)
+            nursery.start_soon(_remove_at_exit, ready_file, held)
         log.info("http.ready", host=server.config.host, port=port, ready_file=ready_file)
 
 
@@ -264,21 +268,40 @@ async def _serve_then_stop(
     scope.cancel()  # the idle exit ended it
 
 
-async def _remove_at_exit(ready_file: str) -> None:
+async def _remove_at_exit(ready_file: str, held: list[int]) -> None:
+    """At exit, remove the ready file, then let go of the port."""
     try:
         await trio.sleep_forever()
     finally:
         _remove_ready_file(ready_file)
+        for fd in held:
+            os.close(fd)
 
 
 def _ready_fields(server: HttpServer, port: int) -> dict[str, object]:
+    """pid first (``hookd up``'s fast path reads it without a JSON parser), then when this
+    process started, which the agent shim compares with ``/proc/PID/stat`` (a pid of a
+    daemon killed without cleaning up may be another process's by now)."""
+    started = _start_ticks()
     return {
         "pid": os.getpid(),
+        **({"start_ticks": started} if started is not None else {}),
         "host": server.config.host,
         "port": port,
         "module": server.hooks.holder.module,
         "started": server.started,
     }
+
+
+def _start_ticks() -> int | None:
+    """This process's start time, in clock ticks after boot: field 22 of ``/proc/self/stat``
+    (:func:`hookd.daemon.where.start_ticks` reads it for any pid); None without /proc."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else None
 
 
 async def _watch_signals(scope: trio.CancelScope) -> None:
