@@ -170,7 +170,7 @@ def rotate_if_large(max_bytes: int, fd: int = 2) -> str | None:
         if not os.path.isabs(path) or os.stat(path).st_ino != info.st_ino:
             return None  # renamed or removed by someone else: leave it
         os.replace(path, path + ".1")
-        new = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        new = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
     except OSError:
         return None
     if os.fstat(1).st_ino == info.st_ino:

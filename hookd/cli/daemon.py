@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from hookd.bounds import BYTES, DAYS, IDLE_SECONDS, LIMIT, PORT, RECORD_ID, SECONDS, option
+
 TYPE_CHECKING = False  # without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -13,6 +15,8 @@ __all__ = ["AGENT_CHOICES", "DAEMON_COMMANDS", "DAEMON_PARSERS", "LIGHT_COMMANDS
 
 #: Seconds without a request before the daemon exits; the next prompt starts it again.
 DEFAULT_IDLE_EXIT_S = 8 * 3600.0
+#: Seconds ``hookd whatif`` gives the candidate module to load (``--load-timeout``).
+DEFAULT_LOAD_TIMEOUT_S = 10.0
 
 DAEMON_COMMANDS = ("install", "uninstall", "up", "down", "status", "call", "log")
 #: Commands on the hook path of every session or prompt: they import nothing heavy.
@@ -29,15 +33,13 @@ def _hooks(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
         p.add_argument("hooks", metavar="HOOKS", help="hooks file (path/to/hooks.py)")
 
 
-def port_number(text: str) -> int:
-    """An argparse type: a TCP port a daemon can listen on."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 1-65535, not {value}")
-    return value
+#: An argparse type: a TCP port a daemon can listen on (1-65535).
+port_number = option(PORT)
+
+
+def record_id(text: str) -> str | float:
+    """An argparse type of ``--why``: ``latest`` (no ID given), or a record ID."""
+    return text if text == "latest" else option(RECORD_ID)(text)
 
 
 def _start_options(p: argparse.ArgumentParser) -> None:
@@ -51,10 +53,10 @@ def _start_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--idle-exit",
-        type=float,
+        type=option(IDLE_SECONDS),
         default=DEFAULT_IDLE_EXIT_S,
         metavar="SECONDS",
-        help="exit after this long without a request; 0 = never (default: 8 hours)",
+        help="exit after this long without a request; 0 = never, at most a year (default: 8 hours)",
     )
     p.add_argument(
         "--no-reload",
@@ -76,14 +78,14 @@ def decision_log_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--decision-log-max-bytes",
-        type=int,
+        type=option(BYTES),
         metavar="N",
         help="the decision log's size bound; the oldest records go first "
         "(default: $HOOKD_DECISION_LOG_MAX_BYTES, else 50 MiB)",
     )
     p.add_argument(
         "--decision-log-max-days",
-        type=float,
+        type=option(DAYS),
         metavar="DAYS",
         help="records older than this are dropped (default: $HOOKD_DECISION_LOG_MAX_DAYS, else 30)",
     )
@@ -160,7 +162,12 @@ def _install(p: argparse.ArgumentParser) -> None:
         "unguarded",
     )
     p.add_argument("--no-start", action="store_true", help="only write the settings")
-    p.add_argument("--idle-exit", type=float, default=DEFAULT_IDLE_EXIT_S, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--idle-exit",
+        type=option(IDLE_SECONDS),
+        default=DEFAULT_IDLE_EXIT_S,
+        help=argparse.SUPPRESS,
+    )
     _shadow(p)
     otel_option(p)
 
@@ -189,6 +196,7 @@ def _log(p: argparse.ArgumentParser) -> None:
         "--why",
         nargs="?",
         const="latest",
+        type=record_id,
         metavar="ID",
         help="explain one answer: the latest denial (or record ID): the hook that decided, "
         "its reason, the input it saw (redacted), the module version and when",
@@ -206,7 +214,11 @@ def _log(p: argparse.ArgumentParser) -> None:
         "--since", metavar="WHEN", help="only records since 1h, 30m, 2d, or 2026-11-26T10:00"
     )
     p.add_argument(
-        "--limit", type=int, default=50, metavar="N", help="the last N records (default: 50)"
+        "--limit",
+        type=option(LIMIT),
+        default=50,
+        metavar="N",
+        help="the last N records; 0 = all of them (default: 50)",
     )
     p.add_argument(
         "--follow",
@@ -238,7 +250,19 @@ def _whatif(p: argparse.ArgumentParser) -> None:
         help="calls since 1h, 30m, 2d, or 2026-11-26T10:00 (default: 1d, the last day)",
     )
     p.add_argument(
-        "--limit", type=int, metavar="N", help="only the last N calls (default: every one)"
+        "--limit",
+        type=option(LIMIT),
+        metavar="N",
+        help="only the last N calls; 0 = every one (default: every one)",
+    )
+    p.add_argument(
+        "--load-timeout",
+        type=option(SECONDS),
+        default=DEFAULT_LOAD_TIMEOUT_S,
+        metavar="SECONDS",
+        help="how long NEW_MODULE may take to load before the replay gives up; its "
+        "process, and every process it started, is then killed (default: "
+        f"{DEFAULT_LOAD_TIMEOUT_S:g})",
     )
     p.add_argument(
         "--json", action="store_true", help="one JSON object per changed call, then a summary"
@@ -247,8 +271,10 @@ def _whatif(p: argparse.ArgumentParser) -> None:
 
 WHATIF_EPILOG = """\
 exit status: 0 when no decision would change, 3 when one would, 1 on an error
-(the candidate does not load, no decision log yet, a damaged or locked store),
-2 on a usage error.
+(the candidate does not load, or not within --load-timeout; no decision log yet;
+a damaged or locked store), 2 on a usage error. What the candidate prints is not
+shown (its last 64 KiB kept in memory), and every process it started in its
+process group is killed when the replay ends.
 
 examples:
   hookd whatif candidate.py .claude/hooks.py             the last day's calls

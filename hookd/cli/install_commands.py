@@ -9,7 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from hookd.daemon.agent_install import AgentInstalled, agent_file, install_agent, uninstall_agent
-from hookd.daemon.install import Installed, InstallError, Where, install, uninstall
+from hookd.daemon.install import (
+    Installed,
+    InstallError,
+    Where,
+    check_writable,
+    install,
+    uninstall,
+)
 from hookd.daemon.lifecycle import DaemonError, StartOptions, ensure_up, stop
 from hookd.daemon.paths import (
     DaemonPaths,
@@ -108,14 +115,16 @@ def _install(
     module: Path, args: argparse.Namespace, agents: list[str]
 ) -> tuple[DaemonPaths, list[Done]]:
     """Install for each agent; a failed first install of ``module`` leaves no state directory
-    behind. Every agent's file is checked before any is written."""
+    behind. Every agent's file is checked (git, links) before anything is written."""
+    where = _where(args, module)
+    for agent in agents:
+        if agent != "claude":
+            agent_file(agent, args.scope, where.root)
+        else:
+            check_writable(where.path, where.within)
     fresh = not daemon_paths(module, create=False).state_dir.exists()
     paths = daemon_paths(module)
     try:
-        where = _where(args, module)
-        for agent in agents:
-            if agent != "claude":
-                agent_file(agent, args.scope, where.root)
         done: list[Done] = []
         for agent in agents:
             if agent == "claude":

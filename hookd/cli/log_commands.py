@@ -106,7 +106,8 @@ def _select(conn: sqlite3.Connection, args: argparse.Namespace, after: int = 0) 
     if after:
         return list(conn.execute(f"{sql} ORDER BY id", (*params, after)))
     order = "(decision = 'deny') DESC, id DESC" if args.shadow else "id DESC"
-    rows = list(conn.execute(f"{sql} ORDER BY {order} LIMIT ?", (*params, after, args.limit)))
+    limit = args.limit or -1  # --limit 0: every record (SQLite reads a negative LIMIT so)
+    rows = list(conn.execute(f"{sql} ORDER BY {order} LIMIT ?", (*params, after, limit)))
     if args.shadow:  # denials first, each group newest last
         return sorted(rows, key=lambda r: (r["decision"] != "deny", r["id"]))
     return rows[::-1]
@@ -221,9 +222,7 @@ def _why(conn: sqlite3.Connection, args: argparse.Namespace, redactor: Redactor)
         row = conn.execute(f"{sql} LIMIT 1", params).fetchone()
         if row is None:
             raise LogError("no denial recorded" + (" by a shadow hook" if args.shadow else ""))
-    else:
-        if not args.why.isdigit():
-            raise LogError(f"--why: {args.why!r} is not a record ID (the first column)")
+    else:  # a record ID, checked by the parser (1 to 2**63 - 1: SQLite's integers)
         row = conn.execute(f"SELECT {_FIELDS} FROM decisions WHERE id = ?", (int(args.why),))
         row = row.fetchone()
         if row is None:

@@ -25,11 +25,13 @@ from hookd.daemon.agent_config import AGENT_CONFIGS, AgentConfig, AgentTarget, e
 from hookd.daemon.install import (
     InstallError,
     backup_of,
+    check_writable,
     event_hooks,
     hookd_command,
     pick_port,
     read_settings,
     remember,
+    replace_file,
     write_settings,
 )
 from hookd.daemon.paths import DaemonPaths, read_json, read_token, write_private
@@ -56,14 +58,21 @@ def config_of(agent: str, scope: str) -> AgentConfig:
     return AGENT_CONFIGS[agent]
 
 
+def _within(scope: str, project: Path) -> Path | None:
+    """Where no folder on the way to the file may be a link (see ``Where.within``)."""
+    return project if scope == "local" else None
+
+
 def agent_file(agent: str, scope: str, project: Path) -> Path:
-    """``agent``'s hook file in ``scope``; a one-line error for a scope it cannot have."""
+    """``agent``'s hook file in ``scope``; a one-line error for a scope it cannot have, or for
+    a file (or its backup) hookd would write through a link."""
     path = config_of(agent, scope).path(scope, project)
     if scope == "local" and git_tracks(path):
         raise InstallError(
             f"{path}: git tracks it, and a local install writes this machine's paths into it; "
             f"use --scope user"
         )
+    check_writable(path, _within(scope, project))
     return path
 
 
@@ -86,7 +95,7 @@ def install_agent(
     added = entries(target, events)
     if not added:
         raise InstallError(f"{paths.module} has no hooks for an event {agent} sends")
-    _write(paths, config, path, chosen, added)
+    _write(paths, config, path, chosen, added, within=_within(scope, project))
     notes = [note] if note is not None else []
     if scope == "local":
         said = git_note([path, backup_of(path)], f"{agent} hooks of this machine (hookd)")
@@ -98,7 +107,13 @@ def install_agent(
 
 
 def _write(
-    paths: DaemonPaths, config: AgentConfig, path: Path, port: int, added: dict[str, Any]
+    paths: DaemonPaths,
+    config: AgentConfig,
+    path: Path,
+    port: int,
+    added: dict[str, Any],
+    *,
+    within: Path | None,
 ) -> None:
     current = read_settings(path)
     value = current if current is not None else dict(config.skeleton)
@@ -115,7 +130,7 @@ def _write(
     def ours(v: dict[str, Any] | None) -> bool:
         return v is not None and strip(config, copy.deepcopy(v), None) > 0
 
-    write_settings(path, value, mode=mode, ours=ours)
+    write_settings(path, value, mode=mode, ours=ours, within=within)
 
 
 def _missing_dirs(folder: Path) -> list[Path]:
@@ -181,7 +196,10 @@ def uninstall_agent(
     mine = files.pop(str(path), None)
     mine = mine if isinstance(mine, dict) else {}
     value = read_settings(path)
-    removed = 0 if value is None else _take_back(config, path, value, paths.key, mine)
+    within = _within(scope, project)
+    removed = (
+        0 if value is None else _take_back(config, path, value, paths.key, mine, within=within)
+    )
     for folder in mine.get("made_dirs") or ():
         try:
             os.rmdir(folder)
@@ -193,7 +211,13 @@ def uninstall_agent(
 
 
 def _take_back(
-    config: AgentConfig, path: Path, value: dict[str, Any], key: str, mine: dict[str, Any]
+    config: AgentConfig,
+    path: Path,
+    value: dict[str, Any],
+    key: str,
+    mine: dict[str, Any],
+    *,
+    within: Path | None,
 ) -> int:
     removed = strip(config, value, key)
     if value.get("hooks") == {} and mine.get("had_hooks") is False:
@@ -206,7 +230,7 @@ def _take_back(
     else:
         mode = mine.get("mode")
         kept = mode if isinstance(mode, int) and not left else path.stat().st_mode & 0o777
-        write_private(path, _dumps(value), kept)
+        replace_file(path, _dumps(value), kept, within=within)
     if not left:
         backup_of(path).unlink(missing_ok=True)
     return removed

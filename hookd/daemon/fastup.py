@@ -108,8 +108,8 @@ def _read_words(words: list[str]) -> _Words | None:
                 return None
             got.port = int(value)
         elif word == "--idle-exit":
-            if not _is_float(next(rest, "")):
-                return None
+            if not _is_idle_exit(next(rest, "")):
+                return None  # the full command says why
         elif word.startswith("-") or got.hooks:
             return None
         else:
@@ -117,12 +117,11 @@ def _read_words(words: list[str]) -> _Words | None:
     return got if got.hooks and 0 < got.port < 65536 else None
 
 
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+def _is_idle_exit(text: str) -> bool:
+    """Whether ``--idle-exit`` would take ``text`` (the full command's bound)."""
+    from hookd.bounds import IDLE_SECONDS
+
+    return IDLE_SECONDS.accepts(text)
 
 
 def _read(path: str) -> bytes:

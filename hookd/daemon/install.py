@@ -14,7 +14,6 @@ import copy
 import json
 import os
 import shlex
-import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,16 +28,20 @@ from hookd.daemon.probe import probe
 from hookd.daemon.settings import COMMAND_EVENTS, ROUTED_EVENTS, EventHooks, Target
 from hookd.daemon.where import HOST, module_key
 from hookd.errors import HookdError
+from hookd.nofollow import LinkError, check_target, create_file, make_folders, read_regular
+from hookd.nofollow import replace_file as _replace_file
 
 __all__ = [
     "InstallError",
     "Scope",
     "backup_of",
+    "check_writable",
     "hookd_command",
     "install",
     "pick_port",
     "read_settings",
     "remember",
+    "replace_file",
     "settings_file",
     "uninstall",
     "write_settings",
@@ -72,6 +75,12 @@ class Where:
     @property
     def path(self) -> Path:
         return settings_file(self.scope, self.root)
+
+    @property
+    def within(self) -> Path | None:
+        """Where no folder on the way to the file may be a link: the project (user scope:
+        none, ``~/.claude`` may be a link to the user's dotfiles)."""
+        return None if self.scope == "user" else self.root
 
     @property
     def shared(self) -> bool:
@@ -196,8 +205,8 @@ def read_settings(path: Path) -> dict[str, Any] | None:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        raise InstallError(f"{path}: {exc.strerror}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         value = json.loads(text) if text.strip() else {}
     except ValueError as exc:
@@ -207,25 +216,57 @@ def read_settings(path: Path) -> dict[str, Any] | None:
     return value
 
 
+def check_writable(path: Path, within: Path | None) -> None:
+    """Refuse (one line, :class:`InstallError`) a settings file hookd would write through a
+    link: the file, its ``.hookd.bak``, a folder between ``within`` and them, a folder others
+    may write, and the git ``info/exclude`` that would list them. Checked before anything is
+    written, so a refused install writes nothing anywhere."""
+    from hookd.daemon.project import exclude_file
+
+    try:
+        for target in (path, backup_of(path)):
+            check_target(target, within=within)
+        exclude = exclude_file(path.parent, within)
+        if exclude is not None:
+            check_target(exclude, within=within)
+    except LinkError as exc:
+        raise InstallError(str(exc)) from None
+
+
 def write_settings(
     path: Path,
     value: dict[str, Any],
     *,
     mode: int,
     ours: Callable[[dict[str, Any] | None], bool] | None = None,
+    within: Path | None = None,
 ) -> None:
     """Write atomically; the first time hookd writes its entries, keep the file as it was.
 
     The backup is made only from a file without hookd entries (``ours`` tells, by default
     Claude Code's shape: so it holds no token), and never replaced: it is the user's own
-    version.
+    version, kept private (0600). Neither is ever written through a link
+    (:mod:`hookd.nofollow`).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    backup = backup_of(path)
-    has_entries = ours or _has_entries
-    if path.exists() and not backup.exists() and not has_entries(read_settings(path)):
-        shutil.copy2(path, backup)
-    write_private(path, (json.dumps(value, indent=2) + "\n").encode(), mode)
+    try:
+        for target in (path, backup_of(path)):  # the exclude file was checked before
+            check_target(target, within=within)
+        make_folders(path.parent, within=within)
+        has_entries = ours or _has_entries
+        before = read_regular(path)
+        if before is not None and not has_entries(read_settings(path)):
+            create_file(backup_of(path), before, 0o600, within=within)  # kept if one is there
+        replace_file(path, (json.dumps(value, indent=2) + "\n").encode(), mode, within=within)
+    except LinkError as exc:
+        raise InstallError(str(exc)) from None
+
+
+def replace_file(path: Path, data: bytes, mode: int, *, within: Path | None = None) -> None:
+    """Replace a settings file atomically, never through a link (:class:`InstallError`)."""
+    try:
+        _replace_file(path, data, mode, within=within)
+    except LinkError as exc:
+        raise InstallError(str(exc)) from None
 
 
 def _has_entries(value: dict[str, Any] | None) -> bool:
@@ -244,6 +285,7 @@ def _target(paths: DaemonPaths, where: Where, port: int, fail_open: bool) -> Tar
 def install(paths: DaemonPaths, where: Where, *, port: int | None, fail_open: bool) -> Installed:
     """Write the module's entries into ``where``'s settings file."""
     path = where.path
+    check_writable(path, where.within)
     events, handled = event_hooks(paths.module, route_all=not where.shared)
     chosen, note = pick_port(paths, port)
     target = _target(paths, where, chosen, fail_open)
@@ -256,7 +298,7 @@ def install(paths: DaemonPaths, where: Where, *, port: int | None, fail_open: bo
         entries_mod.merge(value, target.key, entries_mod.entries(target, events))
     except ValueError as exc:
         raise InstallError(f"{path}: {exc}") from None
-    write_settings(path, value, mode=mode)
+    write_settings(path, value, mode=mode, within=where.within)
     return Installed(path, handled, chosen, target.token is not None, note)
 
 
@@ -299,13 +341,15 @@ def uninstall(paths: DaemonPaths, where: Where) -> tuple[int, list[str]]:
     mine = files.pop(str(path), None)
     value = read_settings(path)
     keys = (where.key(paths), paths.key)
-    removed = 0 if value is None else _take_back(path, value, keys, mine)
+    removed = 0 if value is None else _take_back(path, value, keys, mine, where.within)
     if record:  # the next uninstall (another agent's, another scope's) reads what is left
         write_private(paths.record, json.dumps({**record, "settings": files}, indent=2).encode())
     return removed, sorted(files)
 
 
-def _take_back(path: Path, value: dict[str, Any], keys: tuple[str, ...], mine: object) -> int:
+def _take_back(
+    path: Path, value: dict[str, Any], keys: tuple[str, ...], mine: object, within: Path | None
+) -> int:
     """Strip the entries marked with ``keys``; restore what install changed around them."""
     removed = sum(entries_mod.strip(value, key) for key in dict.fromkeys(keys))
     created = isinstance(mine, dict) and mine.get("created_file") is True
@@ -320,7 +364,8 @@ def _take_back(path: Path, value: dict[str, Any], keys: tuple[str, ...], mine: o
     else:
         mode = mine.get("mode") if isinstance(mine, dict) else None
         restored = mode if isinstance(mode, int) and not left else path.stat().st_mode & 0o777
-        write_private(path, (json.dumps(value, indent=2) + "\n").encode(), restored)
+        data = (json.dumps(value, indent=2) + "\n").encode()
+        replace_file(path, data, restored, within=within)
     if not left:
         backup_of(path).unlink(missing_ok=True)
     return removed

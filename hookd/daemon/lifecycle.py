@@ -116,7 +116,7 @@ def default_port(paths: DaemonPaths) -> int:
 @contextlib.contextmanager
 def _start_lock(paths: DaemonPaths) -> Iterator[None]:
     """One ``hookd up`` at a time per module (sessions often start together)."""
-    fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)  # never via a link
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
@@ -215,7 +215,7 @@ def _start(paths: DaemonPaths, options: StartOptions) -> Running:
     env = {k: v for k, v in os.environ.items() if k not in (RECORD_ENV, RECORD_ID_ENV)}
     if options.token_from_env:
         env["HOOKD_TOKEN"] = options.token
-    log_fd = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    log_fd = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
     try:
         proc = subprocess.Popen(
             serve_argv(paths, options),

@@ -13,7 +13,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["git_note", "git_tracks", "project_root"]
+__all__ = ["exclude_file", "git_note", "git_tracks", "project_root"]
 
 GIT_TIMEOUT_S = 10.0
 
@@ -56,8 +56,11 @@ def git_note(files: Iterable[Path], why: str = "these hold the daemon's token") 
 
     Files not yet ignored are added to the work tree's ``info/exclude`` (local to the
     clone, never committed), under a comment saying ``why``. A file git already tracks
-    cannot be ignored: that is said.
+    cannot be ignored: that is said. The exclude file is never written through a link
+    (:mod:`hookd.nofollow`): one that is a link is named in the note, and left alone.
     """
+    from hookd.nofollow import LinkError
+
     files = list(files)
     folder = files[0].parent
     folder.mkdir(parents=True, exist_ok=True)
@@ -71,14 +74,30 @@ def git_note(files: Iterable[Path], why: str = "these hold the daemon's token") 
     added = [f for f in files if _ignored(folder, f) is False]
     if not added:
         return None
-    where = _git(folder, "rev-parse", "--git-path", "info/exclude")
-    if where is None or where.returncode != 0:
+    exclude = exclude_file(folder)
+    if exclude is None:
         return f"warning: could not make git ignore {files[0].name}"
-    exclude = (folder / where.stdout.strip()).resolve()
     root = Path(top.stdout.strip())
     lines = [f"/{os.path.relpath(f, root)}" for f in added]
-    _append(exclude, [f"# hookd install: {why}", *lines])
+    try:
+        _append(exclude, [f"# hookd install: {why}", *lines])
+    except LinkError as exc:
+        return f"warning: could not make git ignore {files[0].name}: {exc}"
     return f"git now ignores {', '.join(lines)} (listed in {exclude})"
+
+
+def exclude_file(folder: Path, within: Path | None = None) -> Path | None:
+    """The ``info/exclude`` of the git work tree holding ``folder`` (or its nearest existing
+    folder, not above ``within``), its links not resolved (they are the caller's to refuse);
+    None outside a work tree."""
+    while not folder.is_dir() and folder not in (folder.parent, within):
+        folder = folder.parent
+    if not folder.is_dir():
+        return None
+    where = _git(folder, "rev-parse", "--git-path", "info/exclude")
+    if where is None or where.returncode != 0 or not where.stdout.strip():
+        return None
+    return Path(os.path.normpath(folder / where.stdout.strip()))
 
 
 def _ignored(folder: Path, file: Path) -> bool | None:
@@ -87,11 +106,14 @@ def _ignored(folder: Path, file: Path) -> bool | None:
 
 
 def _append(path: Path, lines: list[str]) -> None:
+    """Add ``lines`` to ``path``: the whole file written anew and renamed over the old one,
+    never through a link."""
+    from hookd.nofollow import check_target, read_regular, replace_file
+
+    check_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        before = path.read_text()
-    except FileNotFoundError:
-        before = ""
+    before = (read_regular(path) or b"").decode("utf-8", "replace")
     if before and not before.endswith("\n"):
         before += "\n"
-    path.write_text(before + "\n".join(lines) + "\n")
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    replace_file(path, (before + "\n".join(lines) + "\n").encode(), mode)

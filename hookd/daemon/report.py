@@ -104,8 +104,15 @@ def _decisions(status: dict[str, Any]) -> list[str]:
         lines.append(f"  shadow decisions: {_counts(status.get('shadow_decisions'))}")
     store = status.get("decision_log") or {}
     if store.get("error"):
+        held = _mib(store.get("waiting_bytes", 0))
         lines.append(
-            f"  decision log: {store['error']} ({store.get('waiting', 0)} waiting, "
+            f"  decision log: {store['error']} ({store.get('waiting', 0)} waiting, {held}, "
             f"{store.get('dropped', 0)} dropped)"
         )
+    elif store.get("dropped"):
+        lines.append(f"  decision log: {store['dropped']} records dropped while it was unusable")
     return lines
+
+
+def _mib(n: object) -> str:
+    return f"{n / 2**20:.1f} MiB" if isinstance(n, int | float) else "? MiB"

@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hookd.daemon.paths import DaemonPaths, read_json, write_private
+from hookd.daemon.paths import DaemonPaths, read_json
 from hookd.daemon.settings import is_ours
+from hookd.nofollow import LinkError, replace_file
 
 __all__ = ["rewrite_settings"]
 
@@ -30,7 +31,7 @@ def rewrite_settings(paths: DaemonPaths, token: str) -> None:
         path = Path(name)
         try:
             _rewrite(path, paths.key, token)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, LinkError) as exc:
             print(f"hookd: warning: {path}: cannot write the new token: {exc}", file=sys.stderr)
 
 
@@ -43,7 +44,7 @@ def _rewrite(path: Path, key: str, token: str) -> None:
     if not isinstance(value, dict) or not _replace(value, key, token):
         return
     mode = path.stat().st_mode & 0o777
-    write_private(path, (json.dumps(value, indent=2) + "\n").encode(), mode)
+    replace_file(path, (json.dumps(value, indent=2) + "\n").encode(), mode)  # never via a link
 
 
 def _replace(settings: dict[str, Any], key: str, token: str) -> bool:

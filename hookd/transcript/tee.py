@@ -13,6 +13,7 @@ import structlog
 import trio
 
 from hookd import wire
+from hookd.nofollow import LinkError, open_for_writing
 from hookd.transcript import record_target
 from hookd.transcript.format import (
     FROM_HOOKD,
@@ -40,7 +41,9 @@ class TranscriptWriter:
     def __init__(self, path: str | Path, header: dict[str, Any] | None = None) -> None:
         self.path = Path(path)
         try:
-            self._file = self.path.open("wb")
+            self._file = os.fdopen(open_for_writing(self.path, 0o666), "wb")  # never via a link
+        except LinkError as exc:  # it names the path itself
+            raise TranscriptError(f"cannot record: {exc}") from None
         except OSError as exc:
             raise TranscriptError(f"cannot record to {path}: {exc.strerror or exc}") from None
         self._start = time.monotonic()

@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, Final
 import msgspec
 import structlog
 
+from hookd.nofollow import open_for_writing
 from hookd.redact import redact_text, redact_value
 from hookd.serve.http.codec import Request
 from hookd.transcript import record_target
@@ -45,7 +46,7 @@ class HttpRecorder:
 
     def __init__(self, path: str | Path, header: dict[str, Any]) -> None:
         self.path = Path(path)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = open_for_writing(self.path)  # never through a link (LinkError, an OSError)
         self._file: BinaryIO = os.fdopen(fd, "wb")
         self._start = time.monotonic()
         self._file.write(header_line(**header))

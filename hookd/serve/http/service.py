@@ -61,7 +61,8 @@ def parse_address(text: str) -> Address:
     if not sep:
         host, port_text = "", text
     host = host.removeprefix("[").removesuffix("]")
-    if not port_text.isdigit() or int(port_text) > 65535:
+    digits = port_text.isascii() and port_text.isdigit() and len(port_text) <= 5  # not '²'
+    if not digits or int(port_text) > 65535:
         raise UsageError(f"--http: expected [HOST:]PORT with PORT 0-65535, got {text!r}")
     if host.lower() == "localhost":
         host = "127.0.0.1"
@@ -123,8 +124,8 @@ def _warn_if_exposed(address: Address) -> None:
 def write_ready_file(path: str, fields: dict[str, object]) -> None:
     """Write ``fields`` as JSON to ``path`` atomically, mode 0600."""
     target = Path(path)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump(fields, out)
         out.write("\n")
