@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from hookd.daemon.client import CALL_DEADLINE_S, Incomplete, Reply, Unreachable, request
 from hookd.daemon.fastcall import shim_failure
@@ -212,9 +214,48 @@ def _for_agents(running: Running, paths: DaemonPaths, agents: list[str]) -> Runn
     return Running(running.pid, running.port, status)
 
 
+def _redacted(running: Running, paths: DaemonPaths) -> Running:
+    """The status with what looks like a secret masked (the built-in patterns and those the
+    module's decision log stored): a reload error or a quarantine's reason may quote an input."""
+    import sqlite3
+
+    from hookd.decision.store import StoreError, open_reader, redaction_patterns
+    from hookd.redact import redactor_for
+
+    patterns: list[str] = []
+    try:
+        conn = open_reader(str(paths.decisions))
+        try:
+            patterns = redaction_patterns(conn)
+        finally:
+            conn.close()
+    except (StoreError, sqlite3.Error, OSError):
+        pass  # no decision log: the built-in patterns
+    try:
+        redactor = redactor_for(patterns)
+    except re.error:
+        redactor = redactor_for()
+    return Running(running.pid, running.port, redactor.value(running.status))
+
+
+def _escaped(value: Any) -> Any:
+    """Every string of ``value`` (decoded JSON, keys too) as a terminal may print it."""
+    from hookd.redact import escape_controls
+
+    if isinstance(value, str):
+        return escape_controls(value)
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    return value
+
+
 def status_main(args: argparse.Namespace) -> int:
-    """Print what each running daemon reports on ``GET /status``."""
+    """Print what each running daemon reports on ``GET /status``: redacted; for a human,
+    with control characters escaped (``--json``: JSON's own escapes)."""
     from hookd.daemon.report import render
+    from hookd.redact import escape_controls
 
     try:
         targets = _targets(args.hooks)
@@ -227,13 +268,14 @@ def status_main(args: argparse.Namespace) -> int:
         if isinstance(running, Running):
             if args.agents:
                 running = _for_agents(running, paths, args.agents)
-            found.append(running)
+            found.append(_redacted(running, paths))
         elif running == "token":
             print(f"hookd: {paths.module}: the daemon wants another token", file=sys.stderr)
     if args.json:
         print(json.dumps([r.status | {"port": r.port} for r in found], indent=2))
     elif found:
-        print("\n\n".join(render(r.status, r.port) for r in found))
+        text = "\n\n".join(render(_escaped(r.status), r.port) for r in found)
+        print(escape_controls(text, multiline=True))
     else:
         print("hookd: no daemon is running" + (f" for {args.hooks}" if args.hooks else ""))
     return 0 if found or args.hooks is None else 3

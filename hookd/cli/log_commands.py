@@ -2,7 +2,8 @@
 
 Reads the module's store (:mod:`hookd.decision.store`) while the daemon writes
 it (WAL: readers never block the writer). Every input and reason shown is
-redacted (:mod:`hookd.redact`, plus the patterns the module's versions stored).
+redacted (:mod:`hookd.redact`, plus the patterns the module's versions stored), and
+what a human reads has its control characters escaped (``--json`` is JSON's own).
 ``--follow`` polls the store by row id every half second.
 """
 
@@ -21,7 +22,7 @@ from typing import Any, Final
 from hookd.daemon.paths import PathError, daemon_paths, known_stores, module_path
 from hookd.decision.store import StoreError, classify, open_reader, redaction_patterns
 from hookd.errors import HookdError
-from hookd.redact import Redactor
+from hookd.redact import Redactor, escape_controls
 
 __all__ = ["LogError", "log_main", "parse_since", "store_path"]
 
@@ -40,7 +41,7 @@ class LogError(HookdError):
 
 
 def _fail(message: object) -> int:
-    print(f"hookd log: error: {message}", file=sys.stderr)
+    print(escape_controls(f"hookd log: error: {message}"), file=sys.stderr)
     return 1
 
 
@@ -182,15 +183,16 @@ def _when(seconds: float, full: bool = False) -> str:
 
 
 def _cells(row: Any, redactor: Redactor) -> tuple[str, ...]:
-    reason = redactor.text(" ".join((row["reason"] or "").split()))
+    reason = escape_controls(redactor.text(" ".join((row["reason"] or "").split())))
     if row["failure"]:
         reason = f"[{row['failure']}] {reason}".strip()
     if len(reason) > REASON_CHARS:
         reason = reason[: REASON_CHARS - 3] + "..."
-    return (
+    cells = (
         str(row["id"]), _when(row["time"]), row["agent"] or "-", row["event"] or "-",
-        row["tool"] or "-", row["decision"], row["hooks"] or "-", reason,
+        row["tool"] or "-", row["decision"], row["hooks"] or "-",
     )  # fmt: skip
+    return (*(escape_controls(redactor.text(c)) for c in cells), reason)
 
 
 def _input(conn: sqlite3.Connection, record_id: int, redactor: Redactor) -> Any:
@@ -203,7 +205,8 @@ def _input(conn: sqlite3.Connection, record_id: int, redactor: Redactor) -> Any:
 
 
 def _as_json(row: Any, redactor: Redactor, conn: sqlite3.Connection) -> dict[str, Any]:
-    out = {key: row[key] for key in row.keys()}  # noqa: SIM118 (sqlite3.Row)
+    fields = {key: row[key] for key in row.keys()}  # noqa: SIM118 (sqlite3.Row)
+    out: dict[str, Any] = redactor.value(fields)  # a session id is the agent's text
     out["time"] = (
         datetime.fromtimestamp(row["time"]).astimezone().isoformat(timespec="milliseconds")
     )
@@ -230,7 +233,8 @@ def _why(conn: sqlite3.Connection, args: argparse.Namespace, redactor: Redactor)
     if args.json:
         print(json.dumps(_as_json(row, redactor, conn)))
         return 0
-    print("\n".join(_explained(row, redactor, conn)))
+    lines = _explained(row, redactor, conn)
+    print("\n".join(escape_controls(redactor.text(line)) for line in lines))
     return 0
 
 

@@ -91,6 +91,7 @@ def add_replay_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def replay_main(args: argparse.Namespace) -> int:
     """Run ``hookd replay`` with parsed arguments; the exit status."""
+    from hookd.redact import escape_controls
     from hookd.transcript.format import TranscriptError
     from hookd.transcript.session import ReplayConfig
 
@@ -109,7 +110,7 @@ def replay_main(args: argparse.Namespace) -> int:
             print(f"hookd replay: error: {exc}", file=sys.stderr)
             return 2
         if not (ok and args.quiet):
-            print(report)
+            print(escape_controls(report, multiline=True))  # a transcript holds an agent's text
         status = status or (0 if ok else 1)
     return status
 

@@ -26,7 +26,7 @@ from hookd.cli.candidate import Candidate, WhatifError
 from hookd.cli.log_commands import LogError, parse_since, store_path
 from hookd.daemon.paths import PathError
 from hookd.decision.store import StoreError, classify, open_reader, redaction_patterns
-from hookd.redact import Redactor
+from hookd.redact import Redactor, escape_controls
 
 __all__ = ["CHANGED_EXIT", "Candidate", "whatif_main"]
 
@@ -39,7 +39,7 @@ _CALLS: Final = (
 
 
 def _fail(message: object) -> int:
-    print(f"hookd whatif: error: {message}", file=sys.stderr)
+    print(escape_controls(f"hookd whatif: error: {message}"), file=sys.stderr)
     return 1
 
 
@@ -88,7 +88,10 @@ def _replay(rows: list[Any], candidate: Candidate, redactor: Redactor, as_json: 
             continue
         changes[f"{row['decision']}->{now['decision']}"] += 1
         change = _change(row, data, now, redactor)
-        print(json.dumps(change) if as_json else "\n".join(_block(change)), flush=True)
+        if as_json:
+            print(json.dumps(change), flush=True)
+        else:  # each line as a terminal may print it, the session id and hooks redacted too
+            print("\n".join(escape_controls(redactor.text(s)) for s in _block(change)), flush=True)
     return changes, replayed
 
 
@@ -98,18 +101,19 @@ def _side(decision: str, hooks: list[str], reason: str, failure: str | None) -> 
 
 def _change(row: Any, data: dict[str, Any], now: dict[str, Any], redactor: Redactor) -> Any:
     was_hooks = [h for h in (row["hooks"] or "").split(",") if h]
-    was_reason = redactor.text(row["reason"] or "")
-    return {
+    was_reason = row["reason"] or ""
+    change = {
         "id": row["id"],
         "time": datetime.fromtimestamp(row["time"]).astimezone().isoformat(timespec="seconds"),
         "agent": row["agent"],
         "session_id": row["session_id"],
         "event": row["event"],
         "tool": row["tool"],
-        "input": redactor.value(data),
+        "input": data,
         "was": _side(row["decision"], was_hooks, was_reason, row["failure"]),
-        "now": _side(now["decision"], now["hooks"], redactor.text(now["reason"]), now["failure"]),
+        "now": _side(now["decision"], now["hooks"], now["reason"], now["failure"]),
     }
+    return redactor.value(change)  # every text: the session id, the input, both reasons
 
 
 def _said(side: dict[str, Any]) -> str:
@@ -145,4 +149,5 @@ def _summary(replayed: int, changes: Counter[str], version: str, as_json: bool) 
         return
     noun = "call" if replayed == 1 else "calls"
     counts = ", ".join(f"{key} {n}" for key, n in changes.most_common())
-    print(f"{replayed} {noun} replayed, {total} changed" + (f": {counts}" if counts else ""))
+    said = f"{replayed} {noun} replayed, {total} changed" + (f": {counts}" if counts else "")
+    print(escape_controls(said))

@@ -188,7 +188,7 @@ class DecisionLog:
         self._count(self.counts, rows[0][6])
         self._count(self.agent_counts.setdefault(agent, {}), rows[0][6])
         if self.export is not None:
-            self.export.answer(rows[0])
+            self.export.answer(rows[0], redact)
         for ran in verdict.shadow:
             decision, reason = decision_of(ran.answer.payload)
             failure = failure_word(ran.answer.outcome)

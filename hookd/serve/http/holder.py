@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from hookd import logs as hookd_log
 from hookd.core.registry import Registry
 
 __all__ = ["RegistryHolder"]
@@ -27,6 +28,12 @@ class RegistryHolder:
         self.last_reload: float | None = None  # UNIX time of the last successful swap
         self.reload_error: str | None = None
         self._told: set[str] = set()  # sessions shown the current reload error
+        hookd_log.redact_with(self.redact_patterns())
+
+    def redact_patterns(self) -> tuple[str, ...]:
+        """The serving module's own redaction patterns (its module-level ``redact`` list):
+        the log and the recordings mask what they match."""
+        return () if self.current is None else self.current.redact
 
     def swap(self, registry: Registry | None) -> None:
         """Serve ``registry`` from the next request on."""
@@ -36,6 +43,7 @@ class RegistryHolder:
         self.last_reload = time.time()
         self.reload_error = None
         self._told.clear()
+        hookd_log.redact_with(self.redact_patterns())
 
     def failed(self, error: str) -> None:
         """A reload failed with ``error``: keep serving the current registry."""

@@ -196,7 +196,9 @@ def run_http(options: HttpServeOptions, background: Sequence[Background] = ()) -
     gate = Gate(token, extra_hosts=extra_hosts, proof_key=proof_key)
     hooks = HttpAnswers(RegistryHolder(registry, module), validate=options.validate)
     serve_args = _serve_args(hooks_spec)
-    recorder = SessionRecordings(recorder_from_env(hooks_spec, serve_args), module, serve_args)
+    patterns = hooks.holder.redact_patterns  # the module's own, as reloads change them
+    always = recorder_from_env(hooks_spec, serve_args, patterns)
+    recorder = SessionRecordings(always, module, serve_args, patterns)
     server = HttpServer(hooks, gate, config, recorder=recorder)
     hooks.handler.decisions = decision_log(options.decisions, module, options.otel_endpoint)
     try:
