@@ -10,10 +10,14 @@ from hookd.cli.daemon import otel_option
 from hookd.core.health import (
     AFTER_ENV,
     COOLDOWN_ENV,
+    LEASH_ENV,
     QUARANTINE_AFTER,
     QUARANTINE_COOLDOWN_S,
+    QUARANTINE_LEASH_S,
     QUARANTINE_WINDOW_S,
     WINDOW_ENV,
+    check_count,
+    check_seconds,
 )
 from hookd.core.registry import DEFAULT_TIMEOUT_S
 from hookd.serve.config import ServeConfig
@@ -253,34 +257,58 @@ def whole_number(text: str) -> int:
     return value
 
 
+def _quarantine_count(text: str) -> int:
+    try:
+        return check_count(text, "value")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
+
+
+def _quarantine_seconds(text: str) -> float:
+    try:
+        return check_seconds(text, "value")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
+
+
 def add_quarantine_options(p: argparse.ArgumentParser) -> None:
-    """When a hook that keeps failing is quarantined, and for how long."""
+    """When a hook that keeps timing out is quarantined, for how long, on what leash."""
     group = p.add_argument_group(
         "hook health",
-        "a hook that keeps failing (raises, times out, returns an invalid output) is "
-        "quarantined: its failure policy answers at once without running it, until a "
-        "cool-down ends; the next call then runs it (a success clears it, a failure doubles "
-        "the cool-down, up to 10 min). A reload starts every hook clean",
+        "a hook that keeps timing out in a session is quarantined there: until a cool-down "
+        "ends, each of its calls in that session still runs it, with --quarantine-leash "
+        "seconds to answer instead of its full timeout (no answer in time: its failure "
+        "policy). Only timeouts count, per agent session: an exception or an invalid output "
+        "never does, and no session's calls change another's. After the cool-down the next "
+        "call gets its full timeout (an answer clears it, a timeout doubles the cool-down, "
+        "up to 10 min). A reload starts every hook clean",
     )
     group.add_argument(
         "--quarantine-after",
-        type=whole_number,
+        type=_quarantine_count,
         metavar="N",
-        help=f"failures within --quarantine-window that quarantine a hook; 0 never does "
-        f"(default: ${AFTER_ENV}, else {QUARANTINE_AFTER})",
+        help=f"timeouts within --quarantine-window that quarantine a hook in a session; "
+        f"0 never does (default: ${AFTER_ENV}, else {QUARANTINE_AFTER})",
     )
     group.add_argument(
         "--quarantine-window",
-        type=positive_seconds,
+        type=_quarantine_seconds,
         metavar="SECONDS",
-        help=f"how far back failures count (default: ${WINDOW_ENV}, else {QUARANTINE_WINDOW_S:g})",
+        help=f"how far back timeouts count (default: ${WINDOW_ENV}, else {QUARANTINE_WINDOW_S:g})",
     )
     group.add_argument(
         "--quarantine-cooldown",
-        type=positive_seconds,
+        type=_quarantine_seconds,
         metavar="SECONDS",
         help=f"how long the first quarantine lasts (default: ${COOLDOWN_ENV}, "
         f"else {QUARANTINE_COOLDOWN_S:g})",
+    )
+    group.add_argument(
+        "--quarantine-leash",
+        type=_quarantine_seconds,
+        metavar="SECONDS",
+        help=f"how long a quarantined hook has to answer (default: ${LEASH_ENV}, "
+        f"else {QUARANTINE_LEASH_S:g})",
     )
 
 

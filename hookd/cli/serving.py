@@ -47,7 +47,7 @@ def load_options(args: argparse.Namespace) -> LoadOptions:
 
 
 def quarantine_options(args: argparse.Namespace) -> Quarantine:
-    """``--quarantine-after``, ``--quarantine-window``, ``--quarantine-cooldown``; each one
+    """``--quarantine-after``, ``-window``, ``-cooldown``, ``-leash``; each one
     not given from its ``$HOOKD_QUARANTINE_*`` variable, else the default."""
     try:
         found = Quarantine.from_env()
@@ -56,11 +56,13 @@ def quarantine_options(args: argparse.Namespace) -> Quarantine:
     after = getattr(args, "quarantine_after", None)
     window_s = getattr(args, "quarantine_window", None)
     cooldown_s = getattr(args, "quarantine_cooldown", None)
+    leash_s = getattr(args, "quarantine_leash", None)
     return Quarantine(
         found.after if after is None else after,
         found.window_s if window_s is None else window_s,
         found.cooldown_s if cooldown_s is None else cooldown_s,
         max(found.max_cooldown_s, cooldown_s or 0.0),
+        found.leash_s if leash_s is None else leash_s,
     )
 
 

@@ -75,14 +75,16 @@ def render(status: dict[str, Any], port: int) -> str:
 
 
 def _quarantined(status: dict[str, Any]) -> list[str]:
-    """One line per hook quarantined now: until when, and why."""
+    """One line per hook quarantined now: in how many sessions, until when, and why."""
     lines = []
     for h in status.get("hooks") or []:
         until = h.get("quarantined_until")
         if isinstance(until, int | float):
+            n = h.get("quarantined_sessions", 1)
             lines.append(
-                f"  quarantined: {h.get('name')} ({h.get('callback_id')}) until "
-                f"{_when(until)}, {h.get('quarantine_reason')}"
+                f"  quarantined: {h.get('name')} ({h.get('callback_id')}) in {n} "
+                f"session{'' if n == 1 else 's'} until {_when(until)}, "
+                f"{h.get('quarantine_reason')}"
             )
     return lines
 

@@ -223,6 +223,7 @@ class DecisionLog:
         held = self._waiting_bytes
         self._waiting, self._waiting_bytes = [], 0
         self.written += len(waiting)
+        del waiting, rows
         if self.error is not None:
             log.info(
                 "decisions.store_recovered",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from hookd import logs as hookd_log
 from hookd.core.registry import Registry
@@ -24,6 +25,8 @@ class RegistryHolder:
 
     def __init__(self, registry: Registry | None, module: str | None = None) -> None:
         self.current = registry
+        #: Told of each swap, the old registry and the new (the per-hook stats follow it).
+        self.on_swap: list[Callable[[Registry | None, Registry | None], None]] = []
         self.module = module
         self.last_reload: float | None = None  # UNIX time of the last successful swap
         self.reload_error: str | None = None
@@ -39,7 +42,9 @@ class RegistryHolder:
         """Serve ``registry`` from the next request on."""
         if registry is not None and self.current is not None:
             registry.state = self.current.state
-        self.current = registry
+        old, self.current = self.current, registry
+        for told in self.on_swap:
+            told(old, registry)
         self.last_reload = time.time()
         self.reload_error = None
         self._told.clear()
