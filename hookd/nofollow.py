@@ -26,6 +26,8 @@ from hookd.errors import HookdError
 
 __all__ = [
     "LinkError",
+    "check_folder",
+    "check_folders",
     "check_target",
     "create_file",
     "make_folders",
@@ -94,16 +96,28 @@ def _check_folder(folder: Path) -> None:
         )
 
 
+def check_folders(folder: Path, within: Path | None) -> None:
+    """Refuse a link, or what is not a folder, among the folders from ``within`` down to
+    ``folder`` (those that exist: hookd makes the rest)."""
+    for part in _folders_below(folder, within):
+        info = _kind(part)
+        if info is None:
+            break  # hookd makes the rest
+        if not stat.S_ISDIR(info.st_mode):
+            raise LinkError(f"{part}: not a folder")
+
+
+def check_folder(folder: Path) -> None:
+    """Refuse (:class:`LinkError`) a folder that is not this user's (nor root's), or that
+    other users may write."""
+    _check_folder(folder)
+
+
 def check_target(path: Path, *, within: Path | None = None, private_folder: bool = True) -> None:
     """Refuse to write ``path`` (one line, :class:`LinkError`) when it is a symbolic link or
     not a regular file, when a folder between ``within`` and it is a link, or (with
     ``private_folder``) when its folder is not this user's own."""
-    for folder in _folders_below(path.parent, within):
-        info = _kind(folder)
-        if info is None:
-            break  # hookd makes the rest
-        if not stat.S_ISDIR(info.st_mode):
-            raise LinkError(f"{folder}: not a folder")
+    check_folders(path.parent, within)
     info = _kind(path)
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise LinkError(f"{path}: not a regular file")
@@ -113,12 +127,7 @@ def check_target(path: Path, *, within: Path | None = None, private_folder: bool
 
 def make_folders(folder: Path, *, within: Path | None = None) -> None:
     """``mkdir -p folder``, refusing a link among the folders below ``within``."""
-    for part in _folders_below(folder, within):
-        info = _kind(part)
-        if info is None:
-            break
-        if not stat.S_ISDIR(info.st_mode):
-            raise LinkError(f"{part}: not a folder")
+    check_folders(folder, within)
     folder.mkdir(parents=True, exist_ok=True)
 
 

@@ -10,26 +10,24 @@ object and the file's mode, so ``uninstall`` takes back exactly what was added.
 
 from __future__ import annotations
 
-import copy
 import json
-import os
 import shlex
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hookd.daemon import settings as entries_mod
+from hookd.daemon.entry_text import CLAUDE, InstallError, Shape, parse, readable
 from hookd.daemon.lifecycle import default_port
 from hookd.daemon.paths import DaemonPaths, port_field, read_json, read_token, write_private
 from hookd.daemon.ports import claimed_ports
 from hookd.daemon.probe import probe
+from hookd.daemon.project import forget_exclude
 from hookd.daemon.settings import COMMAND_EVENTS, ROUTED_EVENTS, EventHooks, Target
+from hookd.daemon.settings_file import Found, backup_of, check_file, take_back, write_entries
 from hookd.daemon.where import HOST, module_key
-from hookd.errors import HookdError
-from hookd.nofollow import LinkError, check_target, create_file, make_folders, read_regular
-from hookd.nofollow import replace_file as _replace_file
+from hookd.nofollow import LinkError, check_target
 
 __all__ = [
     "InstallError",
@@ -41,19 +39,14 @@ __all__ = [
     "pick_port",
     "read_settings",
     "remember",
-    "replace_file",
+    "remember_exclude",
     "settings_file",
     "uninstall",
-    "write_settings",
 ]
 
 SCOPES = ("local", "project", "user")
 Scope = str
 PORT_TRIES = 50
-
-
-class InstallError(HookdError):
-    """A settings file or module that cannot be installed; the message says why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,10 +156,6 @@ def event_hooks(module: Path, *, route_all: bool) -> tuple[list[EventHooks], lis
     ]
 
 
-def backup_of(path: Path) -> Path:
-    return path.with_name(path.name + ".hookd.bak")
-
-
 def pick_port(paths: DaemonPaths, wanted: int | None) -> tuple[int, str | None]:
     """``wanted``, the port of an earlier install, or the first free one from the default;
     a port another module owns is skipped, and the note says so."""
@@ -199,78 +188,32 @@ def _free(port: int) -> bool:
     return True
 
 
-def read_settings(path: Path) -> dict[str, Any] | None:
+def read_settings(path: Path, *, comments: bool = False) -> dict[str, Any] | None:
     """The settings object, None if the file does not exist; a clear error if it is broken."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstallError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except ValueError as exc:
-        raise InstallError(f"{path}: not valid JSON ({exc}); fix it or move it away") from None
-    if not isinstance(value, dict):
-        raise InstallError(f"{path}: the settings file must hold a JSON object")
-    return value
+    except OSError as exc:
+        raise InstallError(f"{path}: {exc.strerror or exc}") from None
+    return readable(parse(data, path, Shape(comments=comments)))
 
 
 def check_writable(path: Path, within: Path | None) -> None:
-    """Refuse (one line, :class:`InstallError`) a settings file hookd would write through a
-    link: the file, its ``.hookd.bak``, a folder between ``within`` and them, a folder others
-    may write, and the git ``info/exclude`` that would list them. Checked before anything is
-    written, so a refused install writes nothing anywhere."""
+    """Refuse (one line, :class:`InstallError`) a settings file hookd may not write: a link it
+    may not follow (:mod:`hookd.userfile`), a read-only file, a ``.hookd.bak`` that is a link,
+    a folder between ``within`` and them that is a link, a folder others may write, and the
+    git ``info/exclude`` that would list them. Checked before anything is written, so a
+    refused install writes nothing anywhere."""
     from hookd.daemon.project import exclude_file
 
+    check_file(path, within)
     try:
-        for target in (path, backup_of(path)):
-            check_target(target, within=within)
         exclude = exclude_file(path.parent, within)
         if exclude is not None:
             check_target(exclude, within=within)
     except LinkError as exc:
         raise InstallError(str(exc)) from None
-
-
-def write_settings(
-    path: Path,
-    value: dict[str, Any],
-    *,
-    mode: int,
-    ours: Callable[[dict[str, Any] | None], bool] | None = None,
-    within: Path | None = None,
-) -> None:
-    """Write atomically; the first time hookd writes its entries, keep the file as it was.
-
-    The backup is made only from a file without hookd entries (``ours`` tells, by default
-    Claude Code's shape: so it holds no token), and never replaced: it is the user's own
-    version, kept private (0600). Neither is ever written through a link
-    (:mod:`hookd.nofollow`).
-    """
-    try:
-        for target in (path, backup_of(path)):  # the exclude file was checked before
-            check_target(target, within=within)
-        make_folders(path.parent, within=within)
-        has_entries = ours or _has_entries
-        before = read_regular(path)
-        if before is not None and not has_entries(read_settings(path)):
-            create_file(backup_of(path), before, 0o600, within=within)  # kept if one is there
-        replace_file(path, (json.dumps(value, indent=2) + "\n").encode(), mode, within=within)
-    except LinkError as exc:
-        raise InstallError(str(exc)) from None
-
-
-def replace_file(path: Path, data: bytes, mode: int, *, within: Path | None = None) -> None:
-    """Replace a settings file atomically, never through a link (:class:`InstallError`)."""
-    try:
-        _replace_file(path, data, mode, within=within)
-    except LinkError as exc:
-        raise InstallError(str(exc)) from None
-
-
-def _has_entries(value: dict[str, Any] | None) -> bool:
-    return value is not None and entries_mod.strip(copy.deepcopy(value), None) > 0
 
 
 def _target(paths: DaemonPaths, where: Where, port: int, fail_open: bool) -> Target:
@@ -289,45 +232,62 @@ def install(paths: DaemonPaths, where: Where, *, port: int | None, fail_open: bo
     events, handled = event_hooks(paths.module, route_all=not where.shared)
     chosen, note = pick_port(paths, port)
     target = _target(paths, where, chosen, fail_open)
-    current = read_settings(path)
-    value = current if current is not None else {}
-    mode = _mode(path, secret=target.token is not None)
-    remember(paths, path, chosen, created=current is None, had_hooks="hooks" in value)
-    try:
-        entries_mod.strip(value, paths.key)  # entries of an earlier install in another shape
-        entries_mod.merge(value, target.key, entries_mod.entries(target, events))
-    except ValueError as exc:
-        raise InstallError(f"{path}: {exc}") from None
-    write_settings(path, value, mode=mode, within=where.within)
+    added = entries_mod.entries(target, events)
+    keys = (paths.key, target.key)  # an earlier install's entries in another shape too
+    first = _recorded(paths, path)
+    found = write_entries(path, CLAUDE, keys, added, secret=target.token is not None,
+                          within=where.within, first=first)  # fmt: skip
+    remember(paths, path, chosen, found, within=where.within)
     return Installed(path, handled, chosen, target.token is not None, note)
 
 
-def _mode(path: Path, *, secret: bool) -> int:
-    """The file's mode, narrowed to 0600 when it will hold the token."""
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644
-    return mode & 0o600 if secret else mode
+def _recorded(paths: DaemonPaths, path: Path) -> dict[str, Any] | None:
+    """What the install record says of ``path``."""
+    files = (read_json(paths.record) or {}).get("settings")
+    mine = files.get(str(path)) if isinstance(files, dict) else None
+    return mine if isinstance(mine, dict) else None
 
 
 def remember(
     paths: DaemonPaths,
     path: Path,
     port: int,
+    found: Found,
     *,
-    created: bool,
-    had_hooks: bool,
+    within: Path | None,
     extra: dict[str, Any] | None = None,
 ) -> None:
-    """Note in the install record what the first install into ``path`` found there."""
+    """Note in the install record what the first install into ``path`` found there (kept by
+    later installs), and what uninstall should leave of the file written now."""
     record = read_json(paths.record) or {}
     files = record.get("settings")
     files = dict(files) if isinstance(files, dict) else {}
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
-    found = {"created_file": created, "had_hooks": had_hooks, "mode": mode, **(extra or {})}
-    files.setdefault(str(path), found)
-    record = {"module": str(paths.module), "port": port, "settings": files}
+    first = {"created_file": found.created, "had_hooks": found.had_hooks, "mode": found.mode}
+    mine = files.get(str(path))
+    mine = dict(mine) if isinstance(mine, dict) else {**first, **(extra or {})}
+    mine["restore"] = found.restore
+    mine["within"] = str(within) if within is not None else None
+    files[str(path)] = mine
+    record = {**record, "module": str(paths.module), "port": port, "settings": files}
+    write_private(paths.record, json.dumps(record, indent=2).encode())
+
+
+def remember_exclude(
+    paths: DaemonPaths, path: Path, exclude: Path | None, lines: list[str]
+) -> None:
+    """Note the lines install added to git's exclude file for ``path`` (uninstall takes them
+    back out)."""
+    if exclude is None or not lines:
+        return
+    record = read_json(paths.record) or {}
+    files = record.get("settings")
+    mine = files.get(str(path)) if isinstance(files, dict) else None
+    if not isinstance(files, dict) or not isinstance(mine, dict):
+        return
+    noted = mine.get("exclude") if isinstance(mine.get("exclude"), dict) else {}
+    assert isinstance(noted, dict)
+    before = [x for x in noted.get("lines") or () if isinstance(x, str)]
+    mine["exclude"] = {"file": str(exclude), "lines": before + lines}
     write_private(paths.record, json.dumps(record, indent=2).encode())
 
 
@@ -339,33 +299,11 @@ def uninstall(paths: DaemonPaths, where: Where) -> tuple[int, list[str]]:
     files = record.get("settings") if isinstance(record.get("settings"), dict) else {}
     assert isinstance(files, dict)
     mine = files.pop(str(path), None)
-    value = read_settings(path)
+    mine = mine if isinstance(mine, dict) else {}
     keys = (where.key(paths), paths.key)
-    removed = 0 if value is None else _take_back(path, value, keys, mine, where.within)
+    removed, left = take_back(path, CLAUDE, keys, mine, within=where.within)
+    if not left:
+        forget_exclude(mine)
     if record:  # the next uninstall (another agent's, another scope's) reads what is left
         write_private(paths.record, json.dumps({**record, "settings": files}, indent=2).encode())
     return removed, sorted(files)
-
-
-def _take_back(
-    path: Path, value: dict[str, Any], keys: tuple[str, ...], mine: object, within: Path | None
-) -> int:
-    """Strip the entries marked with ``keys``; restore what install changed around them."""
-    removed = sum(entries_mod.strip(value, key) for key in dict.fromkeys(keys))
-    created = isinstance(mine, dict) and mine.get("created_file") is True
-    had_hooks = not isinstance(mine, dict) or mine.get("had_hooks") is True
-    if value.get("hooks") == {} and not had_hooks:
-        del value["hooks"]
-    if not removed:
-        return 0
-    left = _has_entries(value)
-    if value == {} and created:
-        os.unlink(path)
-    else:
-        mode = mine.get("mode") if isinstance(mine, dict) else None
-        restored = mode if isinstance(mode, int) and not left else path.stat().st_mode & 0o777
-        data = (json.dumps(value, indent=2) + "\n").encode()
-        replace_file(path, data, restored, within=within)
-    if not left:
-        backup_of(path).unlink(missing_ok=True)
-    return removed

@@ -54,6 +54,7 @@ STOP_TIMEOUT_S = 5.0
 POLL_S = 0.01
 LOG_ROTATE_BYTES = 10 * 1024 * 1024
 PORT_BASE, PORT_SPAN = 20000, 10000
+SETTLE_TRIES, SETTLE_S = 5, 0.05
 
 
 class DaemonError(HookdError):
@@ -153,7 +154,10 @@ def ensure_up(paths: DaemonPaths, options: StartOptions) -> tuple[Running, bool]
         _check_port_free(options.port)
         if not options.token_from_env:
             options.token = _rotate(paths)
-        return _start(paths, options), True
+        running = _start(paths, options)
+        if not options.token_from_env:
+            _settle(paths, options.token)
+        return running, True
 
 
 def _rotate(paths: DaemonPaths) -> str:
@@ -162,6 +166,19 @@ def _rotate(paths: DaemonPaths) -> str:
     token = rotate_token(paths)
     rewrite_settings(paths, token)
     return token
+
+
+def _settle(paths: DaemonPaths, token: str) -> None:
+    """Check the settings files again once the daemon answers: a program that rewrote one
+    from what it had read before the new token was written (the CLI saving a permission
+    rule) put the old token back, and every http hook would be refused. Each fix is checked
+    again a moment later, a few times at most."""
+    from hookd.daemon.rotation import rewrite_settings
+
+    for _ in range(SETTLE_TRIES):
+        if not rewrite_settings(paths, token, quiet=True):
+            return
+        time.sleep(SETTLE_S)
 
 
 def _check_port_free(port: int) -> None:

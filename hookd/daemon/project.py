@@ -13,7 +13,9 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["exclude_file", "git_note", "git_tracks", "project_root"]
+__all__ = [
+    "exclude_file", "forget_exclude", "git_ignore", "git_note", "git_tracks", "project_root",
+]  # fmt: skip
 
 GIT_TIMEOUT_S = 10.0
 
@@ -52,7 +54,15 @@ def git_tracks(file: Path) -> bool:
 
 
 def git_note(files: Iterable[Path], why: str = "these hold the daemon's token") -> str | None:
-    """Make git ignore ``files`` (which may hold a token); what the user should know, or None.
+    """Make git ignore ``files`` (see :func:`git_ignore`); what the user should know, or None."""
+    return git_ignore(files, why)[0]
+
+
+def git_ignore(
+    files: Iterable[Path], why: str = "these hold the daemon's token"
+) -> tuple[str | None, Path | None, list[str]]:
+    """Make git ignore ``files`` (which may hold a token): what the user should know (or
+    None), and the exclude file with the lines added to it (for uninstall to take back).
 
     Files not yet ignored are added to the work tree's ``info/exclude`` (local to the
     clone, never committed), under a comment saying ``why``. A file git already tracks
@@ -66,24 +76,58 @@ def git_note(files: Iterable[Path], why: str = "these hold the daemon's token") 
     folder.mkdir(parents=True, exist_ok=True)
     top = _git(folder, "rev-parse", "--show-toplevel")
     if top is None or top.returncode != 0:
-        return None
+        return None, None, []
     tracked = _git(folder, "ls-files", "--", *(f.name for f in files))
     if tracked is not None and tracked.stdout.strip():
         name = tracked.stdout.split()[0]
-        return f"warning: git tracks {name}, which now holds the daemon's token; untrack it"
+        return (
+            f"warning: git tracks {name}, which now holds the daemon's token; untrack it",
+            None,
+            [],
+        )
     added = [f for f in files if _ignored(folder, f) is False]
     if not added:
-        return None
+        return None, None, []
     exclude = exclude_file(folder)
     if exclude is None:
-        return f"warning: could not make git ignore {files[0].name}"
+        return f"warning: could not make git ignore {files[0].name}", None, []
     root = Path(top.stdout.strip())
-    lines = [f"/{os.path.relpath(f, root)}" for f in added]
+    lines = [f"# hookd install: {why}", *(f"/{os.path.relpath(f, root)}" for f in added)]
     try:
-        _append(exclude, [f"# hookd install: {why}", *lines])
+        _append(exclude, lines)
     except LinkError as exc:
-        return f"warning: could not make git ignore {files[0].name}: {exc}"
-    return f"git now ignores {', '.join(lines)} (listed in {exclude})"
+        return f"warning: could not make git ignore {files[0].name}: {exc}", None, []
+    shown = ", ".join(lines[1:])
+    return f"git now ignores {shown} (listed in {exclude})", exclude, lines
+
+
+def forget_exclude(mine: dict[str, object]) -> None:
+    """Take out of the exclude file exactly the lines install added (``mine["exclude"]``:
+    the file and its lines), each once, the last of its kind; the rest stays as it was."""
+    from hookd.nofollow import LinkError, check_target
+    from hookd.userfile import Seen, update
+
+    noted = mine.get("exclude")
+    if not isinstance(noted, dict) or not isinstance(noted.get("file"), str):
+        return
+    path, lines = Path(noted["file"]), [x for x in noted.get("lines") or () if isinstance(x, str)]
+
+    def edit(seen: Seen) -> tuple[bytes, int] | None:
+        if seen.data is None:
+            return None
+        kept = seen.data.decode("utf-8", "replace").splitlines(keepends=True)
+        for line in reversed(lines):
+            at = [i for i, x in enumerate(kept) if x.rstrip("\r\n") == line]
+            if at:
+                del kept[at[-1]]
+        data = "".join(kept).encode()
+        return None if data == seen.data else (data, seen.mode or 0o644)
+
+    try:
+        check_target(path)
+        update(path, edit)
+    except (LinkError, OSError):
+        return  # the user's to tidy: never written through a link
 
 
 def exclude_file(folder: Path, within: Path | None = None) -> Path | None:
@@ -108,12 +152,16 @@ def _ignored(folder: Path, file: Path) -> bool | None:
 def _append(path: Path, lines: list[str]) -> None:
     """Add ``lines`` to ``path``: the whole file written anew and renamed over the old one,
     never through a link."""
-    from hookd.nofollow import check_target, read_regular, replace_file
+    from hookd.nofollow import check_target
+    from hookd.userfile import Seen, update
 
     check_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    before = (read_regular(path) or b"").decode("utf-8", "replace")
-    if before and not before.endswith("\n"):
-        before += "\n"
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    replace_file(path, (before + "\n".join(lines) + "\n").encode(), mode)
+
+    def edit(seen: Seen) -> tuple[bytes, int]:
+        before = (seen.data or b"").decode("utf-8", "replace")
+        if before and not before.endswith("\n"):
+            before += "\n"
+        return (before + "\n".join(lines) + "\n").encode(), seen.mode or 0o644
+
+    update(path, edit)
