@@ -176,6 +176,12 @@ def _uninstall(p: argparse.ArgumentParser) -> None:
     _hooks(p)
     _scope(p)
     _agent(p, "the agent CLI whose hook file to clean (all: every agent)")
+    p.add_argument(
+        "--purge",
+        action="store_true",
+        help="also remove the module's decision log (the history `hookd log` and `hookd "
+        "whatif` read, kept otherwise, so that a reinstall keeps it)",
+    )
 
 
 def _up(p: argparse.ArgumentParser) -> None:
@@ -190,7 +196,8 @@ def _log(p: argparse.ArgumentParser) -> None:
         "hooks",
         metavar="HOOKS",
         nargs="?",
-        help="hooks file (default: the one module with a decision log)",
+        help="hooks file (default: the one of the project you are in, found as install finds "
+        "it, that has a decision log; else the one module with a decision log)",
     )
     p.add_argument(
         "--why",
@@ -240,8 +247,8 @@ def _whatif(p: argparse.ArgumentParser) -> None:
         "hooks",
         metavar="HOOKS",
         nargs="?",
-        help="the installed hooks file whose decision log to replay "
-        "(default: the one module with a decision log)",
+        help="the installed hooks file whose decision log to replay (default: the one of "
+        "the project you are in that has a decision log; else the one module with one)",
     )
     p.add_argument(
         "--since",
@@ -283,7 +290,14 @@ examples:
 
 
 def _down(p: argparse.ArgumentParser) -> None:
-    _hooks(p, optional=True)
+    p.add_argument(
+        "hooks",
+        metavar="HOOKS",
+        nargs="?",
+        help="hooks file (default: the daemons of the project you are in: its modules, and "
+        "those installed into its hook files)",
+    )
+    p.add_argument("--all", action="store_true", help="stop every daemon, of every project")
 
 
 def _status(p: argparse.ArgumentParser) -> None:
@@ -343,7 +357,8 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "remove hookd's entries for HOOKS from the settings and stop its daemon",
         "Remove exactly the entries `hookd install` wrote for HOOKS (--agent: in that agent's "
         "file); unless another scope or agent still uses it, stop its daemon and remove its "
-        "token, log and install record.",
+        "token, log and install record. Its decision log (every answer it gave: `hookd log`, "
+        "`hookd whatif`) is kept for a later install, and said so; --purge removes it too.",
         _uninstall,
     ),
     "up": (
@@ -352,7 +367,14 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "it already answers, and wait until it does.",
         _up,
     ),
-    "down": ("stop the daemon of HOOKS (or every daemon)", None, _down),
+    "down": (
+        "stop the daemon of HOOKS (or this project's; --all: every daemon)",
+        "Stop the daemon of HOOKS with SIGTERM. Without HOOKS, the daemons of the project "
+        "you are in (the nearest folder above holding .claude/ or .git, as install finds it): "
+        "those serving a module inside it or installed into its hook files; --all stops every "
+        "daemon. A stopped daemon starts again at the next session or prompt.",
+        _down,
+    ),
     "status": (
         "show running daemons: pid, port, uptime, reloads, per-hook figures",
         None,
@@ -362,7 +384,8 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "why was this blocked: the decisions the daemon of HOOKS gave",
         "List the decision log of HOOKS (every daemon's answer: time, agent, event, tool, "
         "decision, the hook that decided, its reason), newest last. Secrets in inputs and "
-        "reasons are masked. Without HOOKS: the one module with a decision log.",
+        "reasons are masked. Without HOOKS: the module of the project you are in (as install "
+        "finds it) that has a decision log, else the one module with a decision log.",
         _log,
     ),
     "whatif": (

@@ -16,6 +16,7 @@ from typing import Any
 
 from hookd.daemon.client import CALL_DEADLINE_S, Incomplete, Reply, Unreachable, request
 from hookd.daemon.fastcall import shim_failure
+from hookd.daemon.here import belongs, current_project, running_modules
 from hookd.daemon.lifecycle import (
     DaemonError,
     Squatted,
@@ -28,12 +29,11 @@ from hookd.daemon.paths import (
     DaemonPaths,
     PathError,
     daemon_paths,
-    known_daemons,
     module_path,
     read_json,
     read_token,
 )
-from hookd.daemon.probe import Running, challenge, probe, proven, ready_pid
+from hookd.daemon.probe import Running, alive, challenge, probe, proven, read_ready, ready_pid
 from hookd.daemon.where import HOST, MIN_TOKEN_CHARS, RECORD_HEADER, RECORD_ID_ENV, TOKEN_ENV
 from hookd.errors import HookdError
 
@@ -169,16 +169,57 @@ def _shim_failure(args: argparse.Namespace, message: str) -> int:
 def _targets(hooks: str | None) -> list[DaemonPaths]:
     if hooks is not None:
         return [daemon_paths(module_path(hooks), create=False)]
-    modules = [(read_json(ready) or {}).get("module") for ready in known_daemons()]
-    return [daemon_paths(Path(m), create=False) for m in modules if isinstance(m, str)]
+    return [daemon_paths(module, create=False) for module in running_modules()]
+
+
+def _project_targets() -> tuple[Path, list[DaemonPaths], int]:
+    """The project the user is in, its modules' daemons, and how many others run."""
+    root = current_project()
+    mine, others = [], 0
+    for module in running_modules():
+        paths = daemon_paths(module, create=False)
+        if belongs(module, root):
+            mine.append(paths)
+        else:
+            ready = read_ready(paths)  # a stale ready file is no daemon
+            others += ready is not None and alive(ready[0])
+    return root, mine, others
 
 
 def down_main(args: argparse.Namespace) -> int:
-    """Stop the module's daemon (every daemon when no module is named)."""
+    """Stop the module's daemon; without one, the daemons of the project the user is in
+    (``--all``: every daemon)."""
+    if args.hooks is not None and args.all:
+        return _fail("down", "give HOOKS or --all, not both", 2)
+    root: Path | None = None
+    others = 0
     try:
-        targets = _targets(args.hooks)
+        if args.hooks is None and not args.all:
+            root, targets, others = _project_targets()
+        else:
+            targets = _targets(args.hooks)
     except PathError as exc:
         return _fail("down", exc)
+    stopped, failed = _stop_each(targets)
+    if not stopped and not failed:
+        print(_none_stopped(root, others))
+    return 1 if failed else 0
+
+
+def _none_stopped(root: Path | None, others: int) -> str:
+    if root is None:
+        return "hookd: no daemon was running"
+    if not others:
+        return f"hookd: no daemon was running for {root}"
+    them = "another daemon runs" if others == 1 else f"{others} other daemons run"
+    return (
+        f"hookd: no daemon was running for {root} ({them}, for other projects: "
+        "`hookd down --all` stops every daemon)"
+    )
+
+
+def _stop_each(targets: list[DaemonPaths]) -> tuple[int, int]:
+    """Stop each daemon, a line for each one stopped or failing; how many of each."""
     stopped, failed = 0, 0
     for paths in targets:
         try:
@@ -192,9 +233,7 @@ def down_main(args: argparse.Namespace) -> int:
         if pid is not None:
             stopped += 1
             print(f"hookd: stopped pid {pid} serving {paths.module}")
-    if not stopped and not failed:
-        print("hookd: no daemon was running")
-    return 1 if failed else 0
+    return stopped, failed
 
 
 def _for_agents(running: Running, paths: DaemonPaths, agents: list[str]) -> Running:

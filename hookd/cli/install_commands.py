@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hookd.cli.history import forget_module
 from hookd.daemon.agent_install import AgentInstalled, agent_file, install_agent, uninstall_agent
 from hookd.daemon.install import (
     Installed,
@@ -226,16 +227,21 @@ def uninstall_main(args: argparse.Namespace) -> int:
     if others:
         print(f"hookd: removed {removed} hookd entries from {shown}; the daemon keeps "
               f"serving {', '.join(map(_shown, map(Path, others)))}")  # fmt: skip
+        if args.purge:
+            print("hookd: --purge: nothing removed while the daemon serves those; uninstall "
+                  "them too, with --purge, to remove its decision log and state")  # fmt: skip
         return 0
     try:
         stop(paths)
     except (DaemonError, OSError) as exc:
         return _fail("uninstall", f"entries removed from {shown}, but the daemon: {exc}")
-    forget(paths)
+    said = forget_module(paths, args.hooks, purge=args.purge)
     if removed:
         print(f"hookd: removed {removed} hookd entries from {shown}; daemon stopped")
     else:
         print(f"hookd: {shown} has no hookd entries for {module}")
+    if said is not None:
+        print(said)
     return 0
 
 

@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
+from hookd.daemon.here import belongs, current_project
 from hookd.daemon.paths import PathError, daemon_paths, known_stores, module_path
 from hookd.decision.store import StoreError, classify, open_reader, redaction_patterns
 from hookd.errors import HookdError
@@ -59,7 +60,8 @@ def parse_since(text: str, now: float | None = None) -> float:
 
 
 def store_path(hooks: str | None) -> Path:
-    """The store of ``hooks``, or the one module's that has one; :class:`LogError` else."""
+    """The store of ``hooks``; without it, the store of the project the user is in (as
+    ``hookd install`` finds it), else the one module's that has one; :class:`LogError` else."""
     if hooks is not None:
         path = daemon_paths(module_path(hooks), create=False).decisions
         if not path.exists():
@@ -69,10 +71,18 @@ def store_path(hooks: str | None) -> Path:
     stores = known_stores()
     if not stores:
         raise LogError("no decisions recorded yet (no daemon has kept a decision log)")
-    if len(stores) > 1:
-        modules = ", ".join(_module_of(s) for s in stores)
-        raise LogError(f"several modules have decision logs; name one: {modules}")
-    return stores[0]
+    root = current_project()
+    modules = {store: _module_of(store) for store in stores}
+    mine = [store for store, module in modules.items() if belongs(Path(module), root)]
+    if len(mine) == 1:
+        return mine[0]
+    if len(mine) > 1:
+        named = ", ".join(modules[s] for s in mine)
+        raise LogError(f"several modules of {root} have decision logs; name one: {named}")
+    if len(stores) == 1:  # not this project's: a user-scope module, say
+        return stores[0]
+    named = ", ".join(modules.values())
+    raise LogError(f"no module of {root} has a decision log; name one: {named}")
 
 
 def _module_of(store: Path) -> str:
