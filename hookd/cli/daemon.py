@@ -1,10 +1,12 @@
-"""Parsers of the daemon commands: install, uninstall, up, down, status, call, log."""
+"""Parsers of the daemon commands: install, uninstall, up, down, status, call (log, whatif and
+doctor, which only read: :mod:`hookd.cli.read_parsers`)."""
 
 from __future__ import annotations
 
 import argparse
 
-from hookd.bounds import BYTES, DAYS, IDLE_SECONDS, LIMIT, PORT, RECORD_ID, SECONDS, option
+from hookd.bounds import BYTES, DAYS, IDLE_SECONDS, PORT, option
+from hookd.cli.read_parsers import doctor_parser, log_parser, whatif_parser
 
 TYPE_CHECKING = False  # without importing typing
 if TYPE_CHECKING:
@@ -15,10 +17,8 @@ __all__ = ["AGENT_CHOICES", "DAEMON_COMMANDS", "DAEMON_PARSERS", "LIGHT_COMMANDS
 
 #: Seconds without a request before the daemon exits; the next prompt starts it again.
 DEFAULT_IDLE_EXIT_S = 8 * 3600.0
-#: Seconds ``hookd whatif`` gives the candidate module to load (``--load-timeout``).
-DEFAULT_LOAD_TIMEOUT_S = 10.0
 
-DAEMON_COMMANDS = ("install", "uninstall", "up", "down", "status", "call", "log")
+DAEMON_COMMANDS = ("install", "uninstall", "up", "down", "status", "doctor", "call", "log")
 #: Commands on the hook path of every session or prompt: they import nothing heavy.
 LIGHT_COMMANDS = ("up", "call")
 #: What ``--agent`` takes (hookd.daemon.agent_config.OTHER_AGENTS, named here without importing
@@ -35,11 +35,6 @@ def _hooks(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
 
 #: An argparse type: a TCP port a daemon can listen on (1-65535).
 port_number = option(PORT)
-
-
-def record_id(text: str) -> str | float:
-    """An argparse type of ``--why``: ``latest`` (no ID given), or a record ID."""
-    return text if text == "latest" else option(RECORD_ID)(text)
 
 
 def _start_options(p: argparse.ArgumentParser) -> None:
@@ -191,104 +186,6 @@ def _up(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
 
 
-def _log(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "hooks",
-        metavar="HOOKS",
-        nargs="?",
-        help="hooks file (default: the one of the project you are in, found as install finds "
-        "it, that has a decision log; else the one module with a decision log)",
-    )
-    p.add_argument(
-        "--why",
-        nargs="?",
-        const="latest",
-        type=record_id,
-        metavar="ID",
-        help="explain one answer: the latest denial (or record ID): the hook that decided, "
-        "its reason, the input it saw (redacted), the module version and when",
-    )
-    p.add_argument("--denied", action="store_true", help="only denials (deny, block, stop)")
-    p.add_argument(
-        "--shadow",
-        action="store_true",
-        help="what shadow hooks would have decided, denials first",
-    )
-    p.add_argument("--session", metavar="ID", help="only this session_id")
-    p.add_argument("--agent", metavar="A", help="only calls from this agent (claude, codex, ...)")
-    p.add_argument("--tool", metavar="T", help="only calls of this tool (Bash, Write, ...)")
-    p.add_argument(
-        "--since", metavar="WHEN", help="only records since 1h, 30m, 2d, or 2026-11-26T10:00"
-    )
-    p.add_argument(
-        "--limit",
-        type=option(LIMIT),
-        default=50,
-        metavar="N",
-        help="the last N records; 0 = all of them (default: 50)",
-    )
-    p.add_argument(
-        "--follow",
-        "-f",
-        action="store_true",
-        help="keep printing new records as they are written (Ctrl-C ends)",
-    )
-    p.add_argument("--json", action="store_true", help="one JSON object per record and line")
-
-
-def _whatif(p: argparse.ArgumentParser) -> None:
-    import textwrap
-
-    p.formatter_class = argparse.RawDescriptionHelpFormatter  # keeps the epilog's lines
-    p.description = textwrap.fill(p.description or "", 78)
-    p.epilog = WHATIF_EPILOG
-    p.add_argument("candidate", metavar="NEW_MODULE", help="the candidate hooks file or module")
-    p.add_argument(
-        "hooks",
-        metavar="HOOKS",
-        nargs="?",
-        help="the installed hooks file whose decision log to replay (default: the one of "
-        "the project you are in that has a decision log; else the one module with one)",
-    )
-    p.add_argument(
-        "--since",
-        default="1d",
-        metavar="WHEN",
-        help="calls since 1h, 30m, 2d, or 2026-11-26T10:00 (default: 1d, the last day)",
-    )
-    p.add_argument(
-        "--limit",
-        type=option(LIMIT),
-        metavar="N",
-        help="only the last N calls; 0 = every one (default: every one)",
-    )
-    p.add_argument(
-        "--load-timeout",
-        type=option(SECONDS),
-        default=DEFAULT_LOAD_TIMEOUT_S,
-        metavar="SECONDS",
-        help="how long NEW_MODULE may take to load before the replay gives up; its "
-        "process, and every process it started, is then killed (default: "
-        f"{DEFAULT_LOAD_TIMEOUT_S:g})",
-    )
-    p.add_argument(
-        "--json", action="store_true", help="one JSON object per changed call, then a summary"
-    )
-
-
-WHATIF_EPILOG = """\
-exit status: 0 when no decision would change, 3 when one would, 1 on an error
-(the candidate does not load, or not within --load-timeout; no decision log yet;
-a damaged or locked store), 2 on a usage error. What the candidate prints is not
-shown (its last 64 KiB kept in memory), and every process it started in its
-process group is killed when the replay ends.
-
-examples:
-  hookd whatif candidate.py .claude/hooks.py             the last day's calls
-  hookd whatif candidate.py .claude/hooks.py --since 2h --json
-"""
-
-
 def _down(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "hooks",
@@ -377,8 +274,21 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
     ),
     "status": (
         "show running daemons: pid, port, uptime, reloads, per-hook figures",
-        None,
+        "For each running daemon (HOOKS': that one): its module, pid, port, uptime, last "
+        "reload and its error, per-hook calls, errors, timeouts and latencies, each agent's "
+        "calls, the answers per decision, and each hook file of its install that leaves out "
+        "an event of the module (added after the install: run the `hookd install` it names "
+        "again). Exit 3 when HOOKS has no daemon.",
         _status,
+    ),
+    "doctor": (
+        "will each agent of this project call hookd? what to run if not",
+        "For the project you are in (found as install finds it), list each agent set up to "
+        "call hookd (its hook file, scope and module) and check that it will: the entries are "
+        "there, the daemon runs, the token is current, every event is routed, the agent "
+        "trusts the hooks (Codex, Gemini CLI) and its own settings do not turn hooks off. "
+        "Each failing line says what to run.",
+        doctor_parser,
     ),
     "log": (
         "why was this blocked: the decisions the daemon of HOOKS gave",
@@ -386,7 +296,7 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "decision, the hook that decided, its reason), newest last. Secrets in inputs and "
         "reasons are masked. Without HOOKS: the module of the project you are in (as install "
         "finds it) that has a decision log, else the one module with a decision log.",
-        _log,
+        log_parser,
     ),
     "whatif": (
         "replay HOOKS' logged calls through a candidate module; show what would change",
@@ -397,7 +307,7 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "order it came, through its own agent's dialect; a hook's side effects happen as they "
         "would on a real call, and a hook that is not deterministic may answer otherwise than "
         "it would later.",
-        _whatif,
+        whatif_parser,
     ),
     "call": (
         "post stdin to the daemon as EVENT's input (a command hook shim)",

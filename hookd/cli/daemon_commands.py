@@ -244,6 +244,11 @@ def _for_agents(running: Running, paths: DaemonPaths, agents: list[str]) -> Runn
     calls = status.get("agents")
     if isinstance(calls, dict) and "all" not in wanted:
         status["agents"] = {a: row for a, row in calls.items() if a in wanted}
+    left_out = status.get("unrouted")
+    if isinstance(left_out, list) and "all" not in wanted:
+        status["unrouted"] = [
+            u for u in left_out if isinstance(u, dict) and u.get("agent") in wanted
+        ]
     files = (read_json(paths.record) or {}).get("settings")
     status["configs"] = {
         name: found.get("agent", "claude")

@@ -36,6 +36,7 @@ examples:
   hookd check hooks.py                    list registered hooks and their ids
   hookd install hooks.py                  serve hooks to interactive Claude Code (see README)
   hookd status                            the running daemons and their hooks' figures
+  hookd doctor                            will each agent here call hookd? what to run if not
   hookd log --why                         why the latest denial was denied
   hookd whatif candidate.py hooks.py      which logged calls a candidate would decide otherwise
   hookd serve hooks.py                    serve on stdin/stdout (the CLI spawns this)
@@ -133,11 +134,14 @@ def _run_serve(args: argparse.Namespace) -> int:
         from hookd.serve.http.service import run_http
 
         assert isinstance(options, HttpServeOptions)
+        from hookd.daemon.routes import routes_task
+
+        background = [routes_task(options)]  # which events the install's hook files leave out
         if options.reload:
             from hookd.daemon.reload import reload_task
 
-            return run_http(options, background=[reload_task(options)])
-        return run_http(options)
+            background.insert(0, reload_task(options))
+        return run_http(options, background=background)
     from hookd.serve.config import ServeOptions
     from hookd.serve.service import run_service
 
@@ -206,6 +210,10 @@ def _run_daemon(args: argparse.Namespace) -> int:
         from hookd.cli.log_commands import log_main
 
         return log_main(args)
+    if args.subcommand == "doctor":
+        from hookd.cli.doctor import doctor_main
+
+        return doctor_main(args)
     if args.subcommand in ("install", "uninstall"):
         from hookd.cli import install_commands
 
@@ -242,7 +250,9 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: list[str
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    **dict.fromkeys(("install", "uninstall", "up", "down", "status", "call", "log"), _run_daemon),
+    **dict.fromkeys(
+        ("install", "uninstall", "up", "down", "status", "doctor", "call", "log"), _run_daemon
+    ),
     "whatif": _run_whatif,
     "new": _run_new,
     "test": _run_test,

@@ -14,10 +14,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hookd.daemon.paths import daemon_paths, known_daemons, read_json
+from hookd.daemon.paths import daemon_paths, known_daemons, known_records, read_json
 from hookd.daemon.project import project_root
 
-__all__ = ["belongs", "current_project", "inside", "installed_files", "running_modules"]
+__all__ = [
+    "belongs",
+    "current_project",
+    "inside",
+    "installed_files",
+    "installed_modules",
+    "running_modules",
+]
 
 
 def current_project(cwd: Path | None = None) -> Path:
@@ -50,4 +57,10 @@ def belongs(module: Path, root: Path) -> bool:
 def running_modules() -> list[Path]:
     """The module of each daemon that reported itself running (its ready file; maybe stale)."""
     modules = [(read_json(ready) or {}).get("module") for ready in known_daemons()]
+    return [Path(m) for m in modules if isinstance(m, str)]
+
+
+def installed_modules() -> list[Path]:
+    """The module of each install record (a module installed somewhere, for some agent)."""
+    modules = [(read_json(record) or {}).get("module") for record in known_records()]
     return [Path(m) for m in modules if isinstance(m, str)]

@@ -32,6 +32,7 @@ __all__ = [
     "forget",
     "int_field",
     "known_daemons",
+    "known_records",
     "known_stores",
     "module_path",
     "port_field",
@@ -213,6 +214,13 @@ def known_daemons() -> list[Path]:
     """Ready files of every daemon that reported itself running (maybe stale)."""
     _, run = _base_dirs()
     return sorted(run.glob("*-*.json")) if run.is_dir() else []
+
+
+def known_records() -> list[Path]:
+    """The install records of every module that has one (``install.json``)."""
+    state, _ = _base_dirs()
+    base = state / "daemons"
+    return sorted(base.glob("*/install.json")) if base.is_dir() else []
 
 
 def known_stores() -> list[Path]:

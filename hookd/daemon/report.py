@@ -31,8 +31,8 @@ def _ms(value: Any) -> str:
 
 
 def render(status: dict[str, Any], port: int) -> str:
-    """The daemon, its reload state, one row per hook, a line per quarantined hook, and one
-    line per agent that called."""
+    """The daemon, its reload state, one row per hook, a line per quarantined hook, a line per
+    hook file that leaves some of the module's events out, and one line per agent that called."""
     lines = [
         f"{status.get('module')}",
         f"  pid {status.get('pid')}, 127.0.0.1:{port}, up {duration(status.get('uptime_s') or 0)}",
@@ -62,6 +62,8 @@ def render(status: dict[str, Any], port: int) -> str:
     lines += _quarantined(status)
     for path, agent in (status.get("configs") or {}).items():
         lines.append(f"  {agent} hooks in {path}")
+    for left_out in status.get("unrouted") or []:  # events a hook file does not route
+        lines.append(f"  {left_out.get('message')}")
     for agent, a in (status.get("agents") or {}).items():
         decided = a.get("decisions")
         denials = f"{decided.get('deny', 0)} denials, " if isinstance(decided, dict) else ""

@@ -12,6 +12,10 @@ route itself was wrong (an unknown agent: 404); the shim fails closed on it.
 An agent event without a Claude counterpart is answered with exit 0 and no
 output (no hook can apply to it). A body that is not a JSON object is a call
 hookd could not run: exit 2 with a one-line reason on a blocking event.
+
+While the module has events the agent's hook file does not route (added after the
+install), each session of that agent is told once, in the next answer that can carry a
+``systemMessage`` in its dialect (:meth:`RegistryHolder.route_note`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 
 import msgspec
+import msgspec.structs
 import structlog
 
 from hookd import agents
@@ -29,6 +34,7 @@ from hookd.agents import Dialect, Encoded, Unsupported
 from hookd.engine.handler import Handler, HookCall
 from hookd.engine.verdict import Problem, Verdict
 from hookd.serve.http.codec import decode_body
+from hookd.serve.http.holder import RegistryHolder
 
 __all__ = ["EXIT_HEADER", "AgentAnswer", "AgentAnswers"]
 
@@ -56,8 +62,9 @@ def _as_http(encoded: Encoded, outcome: str) -> AgentAnswer:
 class AgentAnswers:
     """Agent POSTs into the request handler (shared with ``/hook/``), verdicts into exits."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler, holder: RegistryHolder | None = None) -> None:
         self.handler = handler
+        self.holder = holder
         self._count = 0
 
     async def post(self, target: str, body: bytes) -> AgentAnswer:
@@ -99,7 +106,24 @@ class AgentAnswers:
         call.request_id, call.arrived = request_id, arrived
         verdict = await self.handler.handle(call)
         assert verdict is not None  # no scope: never withdrawn
-        return _as_http(dialect.encode(verdict, call), verdict.outcome)
+        return _as_http(self._encode(dialect, verdict, call), verdict.outcome)
+
+    def _encode(self, dialect: Dialect, verdict: Verdict, call: HookCall) -> Encoded:
+        """The verdict in the agent's dialect, with the note of the module's events its hook
+        file leaves out when this session has not been shown it and the answer can carry it."""
+        session = call.input.get("session_id")
+        note = None if self.holder is None else self.holder.route_note(dialect.agent, session)
+        if note is None:
+            return dialect.encode(verdict, call)
+        said = verdict.output.get("systemMessage")
+        message = f"{said}\n{note}" if isinstance(said, str) and said else note
+        output = {**verdict.output, "systemMessage": message}
+        encoded = dialect.encode(msgspec.structs.replace(verdict, output=output), call)
+        shown = encoded.stdout_json if encoded.exit_code == 0 and encoded.stdout else None
+        if shown is not None and note in str(shown.get("systemMessage", "")):
+            assert self.holder is not None and isinstance(session, str)
+            self.holder.told_routes(dialect.agent, session)
+        return encoded
 
     @staticmethod
     def _problem(dialect: Dialect, agent_event: str, problem: Problem) -> AgentAnswer:

@@ -87,8 +87,7 @@ class HttpAnswers:
                 )
                 verdict = await self.handler.handle(call)
                 assert verdict is not None  # no scope: never withdrawn
-                note = self.holder.reload_note(input_data.get("session_id"))
-                answer = self._answer(request_id, verdict, note)
+                answer = self._answer(request_id, verdict, self._note(input_data))
         except Exception as exc:  # a fault in hookd itself: answer it, keep serving
             log.exception("internal.error", request_id=request_id)
             answer = _error(500, "internal_error", f"internal error: {type(exc).__name__}")
@@ -99,6 +98,17 @@ class HttpAnswers:
             elapsed_ms=elapsed_ms,
         )  # fmt: skip
         return answer
+
+    def _note(self, input_data: dict[str, Any]) -> str | None:
+        """What the session is told once, for its user: a save that did not load, events of the
+        module that Claude Code's settings do not route."""
+        session = input_data.get("session_id")
+        notes = [self.holder.reload_note(session), self.holder.route_note("claude", session)]
+        if notes[1] is not None:
+            assert isinstance(session, str)
+            self.holder.told_routes("claude", session)
+        said = [note for note in notes if note is not None]
+        return "\n".join(said) if said else None
 
     def _parse(self, url_event: str | None, body: bytes) -> tuple[str, dict[str, Any]] | HookAnswer:
         input_data = decode_body(body)

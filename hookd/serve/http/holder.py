@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from hookd import logs as hookd_log
 from hookd.core.registry import Registry
 
-__all__ = ["RegistryHolder"]
+__all__ = ["RegistryHolder", "Routes"]
 
 #: Sessions remembered as told; past it, every session is told again.
 _TOLD_LIMIT = 10_000
+#: The daemon's check of what the hook files route (:mod:`hookd.daemon.routes`): given the
+#: registry serving, one JSON object per hook file that leaves some of its events out:
+#: ``{"agent", "events", "file", "fix", "message"}``.
+Routes = Callable[[Registry | None], list[dict[str, Any]]]
 
 
 class RegistryHolder:
@@ -31,6 +36,10 @@ class RegistryHolder:
         self.last_reload: float | None = None  # UNIX time of the last successful swap
         self.reload_error: str | None = None
         self._told: set[str] = set()  # sessions shown the current reload error
+        #: Set by the daemon: which of the module's events each agent's hook file leaves out.
+        self.routes: Routes | None = None
+        self._unrouted: list[dict[str, Any]] = []  # as last checked
+        self._told_routes: set[tuple[str, str]] = set()  # (agent, session) told of them
         hookd_log.redact_with(self.redact_patterns())
 
     def redact_patterns(self) -> tuple[str, ...]:
@@ -66,3 +75,28 @@ class RegistryHolder:
             self._told.clear()
         self._told.add(session_id)
         return f"hookd: the last save did not load, the version before it still answers: {error}"
+
+    def unrouted(self) -> list[dict[str, Any]]:
+        """The module's events that a hook file leaves out, checked now (an install may have
+        rewritten a file since): one object per file (see :data:`Routes`)."""
+        found = [] if self.routes is None else self.routes(self.current)
+        if found != self._unrouted:
+            self._told_routes.clear()
+        self._unrouted = found
+        return found
+
+    def route_note(self, agent: str, session_id: object) -> str | None:
+        """The lines a session of ``agent`` is shown once while the module has events that
+        agent's hook file does not route; None otherwise (at once, while none is left out)."""
+        if not isinstance(session_id, str) or (agent, session_id) in self._told_routes:
+            return None
+        if not any(u.get("agent") == agent for u in self._unrouted):
+            return None
+        lines = [f"hookd: {u['message']}" for u in self.unrouted() if u.get("agent") == agent]
+        return "\n".join(lines) or None
+
+    def told_routes(self, agent: str, session_id: str) -> None:
+        """The session was shown :meth:`route_note`'s lines: not again while they hold."""
+        if len(self._told_routes) >= _TOLD_LIMIT:
+            self._told_routes.clear()
+        self._told_routes.add((agent, session_id))

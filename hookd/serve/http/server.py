@@ -47,7 +47,7 @@ class HttpServer:
         recorder: SessionRecordings | None = None,
     ) -> None:
         self.hooks = hooks
-        self.agents = AgentAnswers(hooks.handler)  # one handler: the same stats and state
+        self.agents = AgentAnswers(hooks.handler, hooks.holder)  # one handler, stats, state
         self.gate = gate
         self.config = config
         self.recorder = recorder
@@ -163,6 +163,7 @@ class HttpServer:
             "refused": self.hooks.stats.refused,
             "hooks": self.hooks.stats.rows(holder.current),
             "agents": self.hooks.stats.agent_rows(),
+            "unrouted": holder.unrouted(),
         }
         decisions = self.hooks.handler.decisions
         if decisions is not None:
