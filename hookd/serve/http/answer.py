@@ -103,12 +103,13 @@ class HttpAnswers:
         """What the session is told once, for its user: a save that did not load, events of the
         module that Claude Code's settings do not route."""
         session = input_data.get("session_id")
-        notes = [self.holder.reload_note(session), self.holder.route_note("claude", session)]
-        if notes[1] is not None:
-            assert isinstance(session, str)
-            self.holder.told_routes("claude", session)
-        said = [note for note in notes if note is not None]
-        return "\n".join(said) if said else None
+        reload = self.holder.reload_note(session)
+        routes = self.holder.route_note("claude", session)  # None at once while none is left out
+        if routes is None:
+            return reload
+        assert isinstance(session, str)
+        self.holder.told_routes("claude", session)
+        return routes if reload is None else f"{reload}\n{routes}"
 
     def _parse(self, url_event: str | None, body: bytes) -> tuple[str, dict[str, Any]] | HookAnswer:
         input_data = decode_body(body)

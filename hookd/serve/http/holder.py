@@ -39,6 +39,7 @@ class RegistryHolder:
         #: Set by the daemon: which of the module's events each agent's hook file leaves out.
         self.routes: Routes | None = None
         self._unrouted: list[dict[str, Any]] = []  # as last checked
+        self._unrouted_agents: frozenset[object] = frozenset()  # their agents
         self._told_routes: set[tuple[str, str]] = set()  # (agent, session) told of them
         hookd_log.redact_with(self.redact_patterns())
 
@@ -83,14 +84,15 @@ class RegistryHolder:
         if found != self._unrouted:
             self._told_routes.clear()
         self._unrouted = found
+        self._unrouted_agents = frozenset(u.get("agent") for u in found)
         return found
 
     def route_note(self, agent: str, session_id: object) -> str | None:
         """The lines a session of ``agent`` is shown once while the module has events that
         agent's hook file does not route; None otherwise (at once, while none is left out)."""
-        if not isinstance(session_id, str) or (agent, session_id) in self._told_routes:
-            return None
-        if not any(u.get("agent") == agent for u in self._unrouted):
+        if agent not in self._unrouted_agents or not isinstance(session_id, str):
+            return None  # the answer's usual case: nothing to check
+        if (agent, session_id) in self._told_routes:
             return None
         lines = [f"hookd: {u['message']}" for u in self.unrouted() if u.get("agent") == agent]
         return "\n".join(lines) or None
