@@ -35,6 +35,8 @@ def test_a_reinstall_keeps_the_history_and_purge_removes_it(box: Box, module: Pa
     )
     assert _state_files(box) == ["decisions.sqlite3"]  # token, key, log and record gone
     assert not (box.project / ".claude" / "settings.local.json").exists()
+    replay = hookd(box, "whatif", hooks, hooks)  # the history is whatif's input, uninstalled too
+    assert (replay.returncode, replay.stdout) == (0, "1 call replayed, 0 changed\n"), replay.stderr
 
     assert hookd(box, "install", hooks).returncode == 0
     shown = hookd(box, "log", hooks, "--json")
