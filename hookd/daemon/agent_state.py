@@ -6,7 +6,8 @@ Qwen Code 0.24), never written: trust is the user's step.
 Switches (:data:`SWITCHES`; the most specific file that sets one decides, a managed or
 system file first): Claude Code's ``disableAllHooks``, Codex's ``[features] hooks`` (and
 its older name ``codex_hooks``), Gemini CLI's ``hooksConfig.enabled``, Copilot CLI's and
-Qwen Code's ``disableAllHooks``. Gemini CLI also skips a hook whose command its
+Qwen Code's ``disableAllHooks``, and a Claude Code managed ``allowManagedHooksOnly`` (only an
+organisation's own hooks run). Gemini CLI also skips a hook whose command its
 ``hooksConfig.disabled`` lists, Codex one whose ``[hooks.state."KEY"] enabled`` is false.
 
 Trust: Codex reads a project's ``.codex/`` only when ``[projects."ROOT"] trust_level =
@@ -71,54 +72,76 @@ def _home(variable: str, folder: str) -> Path:
     return Path(given) if given else Path.home() / folder
 
 
+def _system(variable: str, default: str) -> Path:
+    return Path(os.environ.get(variable) or default)
+
+
+def _codex_home() -> Path:
+    return _home("CODEX_HOME", ".codex")
+
+
 def _gemini_system() -> Path:
-    return Path(
-        os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json"
-    )
+    return _system("GEMINI_CLI_SYSTEM_SETTINGS_PATH", "/etc/gemini-cli/settings.json")
 
 
-SWITCHES: dict[str, Switch] = {
-    "claude": Switch(
-        lambda root: [
-            Path("/etc/claude-code/managed-settings.json"),
-            root / ".claude" / "settings.local.json",
-            root / ".claude" / "settings.json",
-            Path.home() / ".claude" / "settings.json",
-        ],
-        (("disableAllHooks",),),
-        off=True,
+_CLAUDE_MANAGED = Path("/etc/claude-code/managed-settings.json")
+
+
+SWITCHES: dict[str, tuple[Switch, ...]] = {
+    "claude": (
+        Switch(
+            lambda root: [
+                _CLAUDE_MANAGED,
+                root / ".claude" / "settings.local.json",
+                root / ".claude" / "settings.json",
+                Path.home() / ".claude" / "settings.json",
+            ],
+            (("disableAllHooks",),),
+            off=True,
+        ),
+        # an organisation's: only its own (managed) hooks run, and hookd's are not
+        Switch(lambda root: [_CLAUDE_MANAGED], (("allowManagedHooksOnly",),), off=True),
     ),
-    "codex": Switch(
-        lambda root: [
-            root / ".codex" / "config.toml",
-            _home("CODEX_HOME", ".codex") / "config.toml",
-        ],
-        (("features", "hooks"), ("features", "codex_hooks")),
-        off=False,
-        toml=True,
+    "codex": (
+        Switch(
+            lambda root: [root / ".codex" / "config.toml", _codex_home() / "config.toml"],
+            (("features", "hooks"), ("features", "codex_hooks")),
+            off=False,
+            toml=True,
+        ),
     ),
-    "gemini": Switch(
-        lambda root: [
-            _gemini_system(),
-            root / ".gemini" / "settings.json",
-            Path.home() / ".gemini" / "settings.json",
-        ],
-        (("hooksConfig", "enabled"),),
-        off=False,
+    "gemini": (
+        Switch(
+            lambda root: [
+                _gemini_system(),
+                root / ".gemini" / "settings.json",
+                Path.home() / ".gemini" / "settings.json",
+            ],
+            (("hooksConfig", "enabled"),),
+            off=False,
+        ),
     ),
-    "copilot": Switch(
-        lambda root: [
-            root / ".github" / "copilot" / "settings.local.json",
-            root / ".github" / "copilot" / "settings.json",
-            _home("COPILOT_HOME", ".copilot") / "settings.json",
-        ],
-        (("disableAllHooks",),),
-        off=True,
+    "copilot": (
+        Switch(
+            lambda root: [
+                root / ".github" / "copilot" / "settings.local.json",
+                root / ".github" / "copilot" / "settings.json",
+                _home("COPILOT_HOME", ".copilot") / "settings.json",
+            ],
+            (("disableAllHooks",),),
+            off=True,
+        ),
     ),
-    "qwen": Switch(
-        lambda root: [root / ".qwen" / "settings.json", Path.home() / ".qwen" / "settings.json"],
-        (("disableAllHooks",),),
-        off=True,
+    "qwen": (
+        Switch(
+            lambda root: [
+                _system("QWEN_CODE_SYSTEM_SETTINGS_PATH", "/etc/qwen-code/settings.json"),
+                root / ".qwen" / "settings.json",
+                Path.home() / ".qwen" / "settings.json",
+            ],
+            (("disableAllHooks",),),
+            off=True,
+        ),
     ),
 }
 
@@ -142,21 +165,29 @@ def _dig(value: Any, keys: Sequence[str]) -> Any:
 
 def switched_off(agent: str, root: Path) -> Finding | None:
     """Whether the agent's own settings turn all its hooks off for the project ``root``."""
-    switch = SWITCHES[agent]
-    for path in switch.files(root):
-        value = _read(path, toml=switch.toml)
-        for keys in switch.keys:
-            found = _dig(value, keys)
-            if not isinstance(found, bool):
+    for switch in SWITCHES[agent]:
+        found = _decided(switch, root)
+        if found is not None:
+            path, keys, value = found
+            if value != switch.off:
                 continue
-            if found != switch.off:
-                return None  # the most specific file that says decides
             shown, name = shown_path(path, root), ".".join(keys)
-            word = json.dumps(found)  # true, false: as TOML and JSON both write it
+            word = json.dumps(value)  # true, false: as TOML and JSON both write it
             said = f"{keys[-1]} = {word}" if switch.toml else f"{name}: {word}"
             return Finding(
                 f"{said} in {shown} turns every {agent} hook off", f"remove {name} from {shown}"
             )
+    return None
+
+
+def _decided(switch: Switch, root: Path) -> tuple[Path, tuple[str, ...], bool] | None:
+    """The most specific file that sets the switch, the key it sets, and its value."""
+    for path in switch.files(root):
+        value = _read(path, toml=switch.toml)
+        for keys in switch.keys:
+            found = _dig(value, keys)
+            if isinstance(found, bool):
+                return path, keys, found
     return None
 
 
@@ -199,7 +230,7 @@ def codex_hook_hash(event: str, entry: Entry) -> str:
 
 
 def _codex_config() -> tuple[Path, dict[str, Any]]:
-    path = _home("CODEX_HOME", ".codex") / "config.toml"
+    path = _codex_home() / "config.toml"
     return path, _read(path, toml=True)
 
 
@@ -282,7 +313,7 @@ def _gemini_rule(rules: dict[str, Any], folder: Path) -> bool | None:
 
 def gemini_disabled(root: Path, commands: list[str]) -> Finding | None:
     """Gemini CLI skips a hook whose command its ``hooksConfig.disabled`` names."""
-    for path in SWITCHES["gemini"].files(root):
+    for path in SWITCHES["gemini"][0].files(root):
         listed = _dig(_read(path, toml=False), ("hooksConfig", "disabled"))
         named = [c for c in commands if isinstance(listed, list) and c in listed]
         if named:

@@ -170,3 +170,7 @@ def test_doctor_reads_each_agents_own_switches_and_gemini_trust(box: Box, module
     assert [(i["agent"], i["ok"]) for i in agents["installs"]] == [
         ("gemini", False), ("copilot", False), ("qwen", False),
     ]  # fmt: skip
+    system = box.root / "qwen-system.json"  # a system file overrides the user's
+    write_json(system, {"disableAllHooks": False})
+    done = hookd(box, "doctor", "--json", env=box.env(QWEN_CODE_SYSTEM_SETTINGS_PATH=str(system)))
+    assert [i["ok"] for i in json.loads(done.stdout)["installs"]] == [False, False, True]

@@ -132,7 +132,9 @@ def test_up_during_down_starts_a_new_daemon(box: Box, module: Path) -> None:
     assert hookd(box, "up", str(module), "--port", port).returncode == 0
     old = json.loads(ready_file(box).read_text())["pid"]
     os.kill(old, signal.SIGSTOP)
-    down = subprocess.Popen([HOOKD, "down"], stdout=subprocess.PIPE, text=True, env=box.env())
+    down = subprocess.Popen(
+        [HOOKD, "down", "--all"], stdout=subprocess.PIPE, text=True, env=box.env()
+    )  # --all: run from the tests' folder, not the box's project (R-U12)
     deadline = time.monotonic() + WAIT_S
     while not _pending_sigterm(old):  # `down` has signalled it and waits for it to end
         assert time.monotonic() < deadline and down.poll() is None
