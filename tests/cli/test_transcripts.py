@@ -95,7 +95,7 @@ def test_an_unwritable_hookd_record_serves_anyway_with_a_warning(tmp_path: Path)
         "deny"
     )
     assert "Traceback" not in proc.stderr
-    assert f"cannot record to {target}" in proc.stderr
+    assert f"cannot record: {target}: No such file or directory" in proc.stderr
     assert "serving without recording" in proc.stderr
 
 

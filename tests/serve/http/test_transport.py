@@ -235,7 +235,7 @@ async def test_ready_file_is_private_and_removed_at_exit(tmp_path: Path) -> None
     async with serve_http(tmp_path) as served:
         mode = stat.S_IMODE(os.stat(served.ready_file).st_mode)
         assert mode == 0o600
-        assert set(served.ready) == {"pid", "host", "port", "module", "started"}
+        assert set(served.ready) == {"pid", "start_ticks", "host", "port", "module", "started"}
         assert served.ready["host"] == "127.0.0.1"
         assert served.ready["module"] == str(Path("tests/hooks/http_guard.py").resolve())
         ready_file = served.ready_file
