@@ -22,7 +22,7 @@ __all__ = ["CODE_RULES", "shell_texts"]
 _DELETE: Final = re.compile(
     r"\b(rmtree|remove_tree|rm_rf|rm_r|rmSync|rmdirSync|rimraf|removedirs|remove_dir|"
     r"remove_entry(?:_secure)?|emptyDirSync|emptyDir|removeSync|fs\.rm|fs\.promises\.rm|"
-    r"promises\.rm|rmdir_p)\b"
+    r"promises\.rm|rmdir_p)\b(?=\s*[(\s'\"$@\w])"  # called: not a word in a regex or a comment
 )
 _RUNNER: Final = re.compile(
     r"\b(os\.system|os\.popen|subprocess\.\w+|check_output|check_call|Popen|getoutput|"

@@ -14,7 +14,7 @@ The grammar (tree-sitter-bash) is loaded on the first parse, not at import.
 
 from __future__ import annotations
 
-from hookd.shell.model import MAX_BYTES, MAX_COMMANDS, MAX_DEPTH, WORK_BUDGET, Command, Parse
+from hookd.shell.model import MAX_BYTES, MAX_COMMANDS, MAX_DEPTH, PARSE_TIME_S, Command, Parse
 from hookd.shell.parser import parse
 
-__all__ = ["MAX_BYTES", "MAX_COMMANDS", "MAX_DEPTH", "WORK_BUDGET", "Command", "Parse", "parse"]
+__all__ = ["MAX_BYTES", "MAX_COMMANDS", "MAX_DEPTH", "PARSE_TIME_S", "Command", "Parse", "parse"]

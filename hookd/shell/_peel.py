@@ -80,10 +80,10 @@ class _Peeler:
         """Parse the words joined as a script; a word not static makes it unknown."""
         if not words:
             return []
-        if any(value is None for value, _ in words):
-            unknown = " ".join(source for _, source in words)
-            return [self.make([(None, unknown)], where.through(label))]
-        return self.payload(" ".join(v for v, _ in words if v is not None), where.through(label))
+        # a word with expansions is read from its source: "rm -rf $D" is rm with a word not
+        # known, and a payload that is nothing but an expansion is a command not known
+        text = " ".join(v if v is not None else _unquoted(s) for v, s in words)
+        return self.payload(text, where.through(label))
 
     def run(self, words: Words, where: Where) -> list[Command]:
         stdin = self.raw.stdin
@@ -176,6 +176,13 @@ class _Peeler:
         if reads_stdin and stdin is not None:
             return self.make(words, where, "" if stdin == PIPED else stdin, spec.language)
         return self.make(words, where)
+
+
+def _unquoted(source: str) -> str:
+    """A double-quoted word's inside (its expansions stay expansions), else the word."""
+    if len(source) > 1 and source[0] == source[-1] == '"':
+        return source[1:-1]
+    return source
 
 
 def _after_options(words: Words, wrapper: Wrapper) -> Words:
@@ -278,9 +285,15 @@ def _ssh(self: _Peeler, words: Words, where: Where) -> list[Command]:
     index = 1
     while index < len(words) and (words[index][0] or "").startswith("-"):
         index += 2 if words[index][0] in SSH_VALUED else 1
-    if len(words) <= index + 1:
+    index += 1  # the host; OpenSSH reads options after it too, up to "--"
+    while index < len(words) and (words[index][0] or "").startswith("-"):
+        ended = words[index][0] == "--"
+        index += 2 if words[index][0] in SSH_VALUED else 1
+        if ended:
+            break
+    if len(words) <= index:
         return [self.make(words, where)]  # an interactive login
-    return self.text(words[index + 1 :], "ssh", replace(where, remote=True))
+    return self.text(words[index:], "ssh", replace(where, remote=True))
 
 
 def _su(self: _Peeler, words: Words, where: Where) -> list[Command]:

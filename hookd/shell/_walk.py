@@ -8,6 +8,7 @@ or ``echo``/``printf``/``cat`` text piped into it (what a shell or an interprete
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
@@ -39,8 +40,9 @@ class Raw:
     repeated: bool = False
 
 
-def raw_commands(root: Node) -> tuple[list[Raw], bool]:
-    """The tree's simple commands in source order, and whether the node bound cut it short."""
+def raw_commands(root: Node, spent: Callable[[], bool]) -> tuple[list[Raw], bool]:
+    """The tree's simple commands in source order, and whether a bound cut it short (the node
+    count, or ``spent()``, asked every 256 nodes)."""
     fed: dict[int, str] = {}
     extra: dict[int, list[Node]] = {}
     found: list[Raw] = []
@@ -49,7 +51,7 @@ def raw_commands(root: Node) -> tuple[list[Raw], bool]:
     while stack:
         node, repeated = stack.pop()
         visited += 1
-        if visited > MAX_NODES:
+        if visited > MAX_NODES or (not visited & 255 and spent()):
             return found, True
         kind = node.type
         if kind == "command":

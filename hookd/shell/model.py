@@ -10,7 +10,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Final
 
-__all__ = ["MAX_BYTES", "MAX_COMMANDS", "MAX_DEPTH", "WORK_BUDGET", "Command", "Parse"]
+__all__ = ["MAX_BYTES", "MAX_COMMANDS", "MAX_DEPTH", "PARSE_TIME_S", "Command", "Parse"]
 
 #: A line longer than this (in UTF-8 bytes) is not parsed at all: a problem says so.
 MAX_BYTES: Final = 1 << 20
@@ -18,11 +18,11 @@ MAX_BYTES: Final = 1 << 20
 MAX_DEPTH: Final = 8
 #: At most this many commands are reported for one line (a problem says when there were more).
 MAX_COMMANDS: Final = 2000
-#: The grammar's work for one line, all payloads included, in tree-sitter progress checks
-#: (each about a hundred parser operations). A typical line uses none; a dense line of some
-#: 16 KB uses about 400. Past it the parse stops and a problem says so: a 1 MB line costs
-#: tens of milliseconds, not seconds.
-WORK_BUDGET: Final = 500
+#: The time to read one line, all payloads included (the grammar, then finding and expanding
+#: its commands). A typical line takes some 50 us; a megabyte of heredoc some 25 ms; a
+#: megabyte of short words would take over a second, and is cut here (a problem says so, and
+#: the guard denies a line it could not read whole).
+PARSE_TIME_S: Final = 0.04
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +85,7 @@ class Parse:
     A problem (``syntax error at 1:9``, ``bash -c: payloads nested deeper than 8``) means the
     line was not read as bash reads it: the commands listed are those that could be found.
     ``ok`` is True when there is none. ``cut`` is True when a bound stopped the reading (the
-    line's size, the work budget, the payload depth, the number of commands): part of the
+    line's size, the time budget, the payload depth, the number of commands): part of the
     line was not looked at at all.
     """
 

@@ -4,7 +4,7 @@ The line is parsed by tree-sitter-bash (error-tolerant: a line with a syntax err
 the commands around it, and a problem says where). Each simple command is found wherever it
 stands (lists, pipelines, subshells, ``$(...)``, backticks, ``<(...)``, functions, ``if``,
 ``for``, ``case`` bodies), then expanded (:mod:`hookd.shell._peel`): wrappers peeled, payloads
-parsed again, interpreter one-liners given their code. All of it shares one work budget and a
+parsed again, interpreter one-liners given their code. All of it shares one time budget and a
 payload depth bound, so any line is answered in bounded time.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from hookd.shell._grammar import Budget, first_error, parse_bytes
 from hookd.shell._peel import Where, expand
 from hookd.shell._walk import raw_commands
-from hookd.shell.model import MAX_BYTES, MAX_COMMANDS, MAX_DEPTH, WORK_BUDGET, Command, Parse
+from hookd.shell.model import MAX_BYTES, MAX_COMMANDS, MAX_DEPTH, PARSE_TIME_S, Command, Parse
 
 __all__ = ["parse"]
 
@@ -46,16 +46,19 @@ class _Reading:
             return []
         tree = parse_bytes(source, self.budget)
         if tree is None:
-            self.problem(where, "too much to read (the parse's work bound): not read")
+            self.problem(where, "too much to read in the parse's time bound: not read")
             return []
         error = first_error(tree.root_node)
         if error is not None:
             self.problem(where, f"syntax error at {error}", cut=False)
-        raws, cut = raw_commands(tree.root_node)
+        raws, cut = raw_commands(tree.root_node, self.budget.tick)
         if cut:
-            self.problem(where, "too many words: read in part")
+            self.problem(where, "too much to read in the parse's bounds: read in part")
         found: list[Command] = []
         for raw in raws:
+            if self.budget.tick():
+                self.problem(where, "too much to read in the parse's time bound: read in part")
+                return found
             found += expand(raw, where, lambda payload, at: self.script(payload, _deeper(at)))
             if len(found) > MAX_COMMANDS:
                 self.problem(where, f"more than {MAX_COMMANDS} commands: read in part")
@@ -67,12 +70,12 @@ def _deeper(where: Where) -> Where:
     return Where(where.via, where.depth + 1, where.remote, where.repeated)
 
 
-def parse(text: str, *, work_budget: int = WORK_BUDGET) -> Parse:
+def parse(text: str, *, parse_time_s: float = PARSE_TIME_S) -> Parse:
     """Every simple command ``text`` would run, and the problems met reading it.
 
-    ``work_budget`` bounds the grammar's work for the line and its payloads together (see
-    :data:`hookd.shell.model.WORK_BUDGET`).
+    ``parse_time_s`` bounds the grammar's time for the line and its payloads together (see
+    :data:`hookd.shell.model.PARSE_TIME_S`).
     """
-    reading = _Reading(Budget(work_budget))
+    reading = _Reading(Budget(parse_time_s))
     commands = reading.script(text, Where())
     return Parse(text, tuple(commands[:MAX_COMMANDS]), tuple(reading.problems), reading.cut)
