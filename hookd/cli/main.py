@@ -36,6 +36,7 @@ examples:
   hookd install hooks.py                  serve hooks to interactive Claude Code (see README)
   hookd status                            the running daemons and their hooks' figures
   hookd log --why                         why the latest denial was denied
+  hookd guard 'sudo rm -rf ~'             what the destructive-command guard decides
   hookd whatif candidate.py hooks.py      which logged calls a candidate would decide otherwise
   hookd serve hooks.py                    serve on stdin/stdout (the CLI spawns this)
   hookd run --hooks hooks.py -p "list files" -- claude
@@ -69,6 +70,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "hookd.cli.new",
         "add_new_parser",
         "write a starter hooks module and a passing test for it",
+    ),
+    "guard": (
+        "hookd.cli.guard",
+        "add_guard_parser",
+        "show what the destructive-command guard decides for a command line",
     ),
 }
 
@@ -189,6 +195,12 @@ def _run_new(args: argparse.Namespace) -> int:
     return new_main(args)
 
 
+def _run_guard(args: argparse.Namespace) -> int:
+    from hookd.cli.guard import guard_main
+
+    return guard_main(args)
+
+
 def _run_daemon(args: argparse.Namespace) -> int:
     if args.subcommand == "log":
         from hookd.cli.log_commands import log_main
@@ -233,6 +245,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     **dict.fromkeys(("install", "uninstall", "up", "down", "status", "call", "log"), _run_daemon),
     "whatif": _run_whatif,
     "new": _run_new,
+    "guard": _run_guard,
     "run": _run_run,
     "replay": _run_replay,
     "record": _run_record,
