@@ -45,14 +45,14 @@ def add_guard_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("command", metavar="COMMAND", help="the shell command line, one argument")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--strict", action="store_true",
-                   help="also deny a line that does not parse, or whose program is not known")  # fmt: skip
-    p.add_argument("--allow", action="append", default=[], metavar="PATH",
-                   help="a folder where recursive deletion is fine (repeatable)")  # fmt: skip
-    p.add_argument("--disable", action="append", default=[], metavar="RULE",
-                   help="a rule pack or rule id to switch off (repeatable)")  # fmt: skip
-    p.add_argument("--cwd", default=None, metavar="DIR",
-                   help="the working folder relative paths are read against (default: this one)")  # fmt: skip
+    strict = "also deny a line that does not parse, or whose program is not known"
+    p.add_argument("--strict", action="store_true", help=strict)
+    allow = "a folder where recursive deletion is fine (repeatable)"
+    p.add_argument("--allow", action="append", default=[], metavar="PATH", help=allow)
+    disable = "a rule pack or rule id to switch off (repeatable)"
+    p.add_argument("--disable", action="append", default=[], metavar="RULE", help=disable)
+    cwd = "the folder relative paths are read against (default: this one)"
+    p.add_argument("--cwd", default=None, metavar="DIR", help=cwd)
     return p
 
 
@@ -90,7 +90,7 @@ def _as_json(report: Any) -> dict[str, Any]:
                 "code": c.code,
             }
             for c in report.parse.commands
-        ],  # fmt: skip
+        ],
         "findings": [
             {"rule": f.rule, "pack": f.pack, "command": f.command.shown(), "detail": f.detail}
             for f in report.findings

@@ -27,8 +27,9 @@ def test_every_agents_shell_tool_reaches_the_guard(kit: hookd.testing.Hooks, age
     denied = kit.fire_sync("PreToolUse", agent=agent, tool_name="Bash",
                            tool_input={"command": "sudo bash -c 'rm -r -f ~'"})  # fmt: skip
     assert denied.decision == "deny", denied
-    assert denied.reason.startswith("rm-recursive: `rm -r -f ~` (via sudo > bash -c)")
-    assert denied.encoded.exit_code == 0 and denied.encoded.stdout, denied.encoded
+    assert (denied.reason or "").startswith("rm-recursive: `rm -r -f ~` (via sudo > bash -c)")
+    encoded = denied.encoded
+    assert encoded is not None and encoded.exit_code == 0 and encoded.stdout, encoded
     allowed = kit.fire_sync("PreToolUse", agent=agent, tool_name="Bash",
                             tool_input={"command": "rm -rf /tmp/build && ls"})  # fmt: skip
     assert allowed.decision == "none", allowed
@@ -69,7 +70,7 @@ def test_options_allowed_paths_strict_and_packs(tmp_path: Path) -> None:
 def test_a_line_too_big_to_read_is_denied_even_when_not_strict(kit: hookd.testing.Hooks) -> None:
     padded = ": " + "x " * 500_000 + "; rm -rf ~"
     fired = kit.fire_sync("PreToolUse", tool_name="Bash", tool_input={"command": padded})
-    assert fired.decision == "deny" and "not read whole" in fired.reason
+    assert fired.decision == "deny" and "not read whole" in (fired.reason or "")
 
 
 @pytest.mark.req("R-G12")
