@@ -22,7 +22,7 @@ MAX_COMMANDS: Final = 2000
 #: its commands). A typical line takes some 50 us; a megabyte of heredoc some 25 ms; a
 #: megabyte of short words would take over a second, and is cut here (a problem says so, and
 #: the guard denies a line it could not read whole).
-PARSE_TIME_S: Final = 0.04
+PARSE_TIME_S: Final = 0.025
 
 
 @dataclass(frozen=True, slots=True)
