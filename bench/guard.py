@@ -37,7 +37,10 @@ ADVERSARIAL: Final = {
 
 def _quantiles(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+
+    def pick(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
     return {"p50_ms": pick(0.5), "p99_ms": pick(0.99), "max_ms": ordered[-1],
             "mean_ms": statistics.fmean(ordered), "n": len(ordered)}  # fmt: skip
 
