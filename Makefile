@@ -1,4 +1,5 @@
-# hookd developer tasks. `make test` and `make demo` install everything they need into .venv.
+# hookd developer tasks. `make test` installs everything it needs into .venv; `make demo` only
+# hookd itself, into .venv-demo.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -35,8 +36,16 @@ pytest: $(STAMP) agent-clis
 
 test: lint typecheck imports pytest
 
-demo: $(STAMP)
-	$(BIN)/hookd demo
+# The demo needs hookd alone: its own small environment, hookd installed as a user would.
+DEMO_VENV := .venv-demo
+
+$(DEMO_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install -q --disable-pip-version-check .
+	touch $@
+
+demo: $(DEMO_VENV)/.installed
+	$(DEMO_VENV)/bin/hookd demo
 
 conformance: $(STAMP)
 	$(BIN)/python -m pytest -q tests/conformance/test_conformance.py
@@ -58,4 +67,4 @@ schemas: $(STAMP)
 	$(BIN)/hookd schema --write schemas
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(DEMO_VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,7 +1,10 @@
 """structlog set-up: JSON lines (or a console format on a TTY), to stderr only.
 
 The message is the ``msg`` key; pass ``_event=`` to log a hook event name as
-``event``.
+``event``. Every line's values (a hook's traceback too) are redacted
+(:mod:`hookd.redact`: the built-in patterns and, once :func:`redact_with` names
+them, the served module's own); on a terminal their control characters are
+escaped. The per-request ``request.completed`` line carries no input text.
 
 No polling and no flush calls: while a trio loop runs with :func:`attach`, the
 lines its own thread logs gather in memory; the first line of a burst wakes a
@@ -19,13 +22,16 @@ import select
 import stat
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any, BinaryIO, Final, Literal
 
 import msgspec
 import structlog
 import trio
 
-__all__ = ["LogFormat", "LogSink", "attach", "configure"]
+from hookd.redact import escape_controls, redactor_for
+
+__all__ = ["LogFormat", "LogSink", "attach", "configure", "redact_with"]
 
 LogFormat = Literal["auto", "json", "console"]
 
@@ -170,7 +176,7 @@ def rotate_if_large(max_bytes: int, fd: int = 2) -> str | None:
         if not os.path.isabs(path) or os.stat(path).st_ino != info.st_ino:
             return None  # renamed or removed by someone else: leave it
         os.replace(path, path + ".1")
-        new = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        new = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
     except OSError:
         return None
     if os.fstat(1).st_ino == info.st_ino:
@@ -275,6 +281,31 @@ def _json_renderer() -> Any:
     return structlog.processors.JSONRenderer(serializer=lambda obj, **_: encoder.encode(obj))
 
 
+#: The served module's own redaction patterns (its module-level ``redact`` list).
+_patterns: tuple[str, ...] = ()
+
+
+def redact_with(patterns: Sequence[str]) -> None:
+    """Mask what the served module's own ``patterns`` match in every line from now on."""
+    global _patterns
+    _patterns = tuple(patterns)
+
+
+def _redacted(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+    """The line with what looks like a secret masked: in each value, a traceback's text
+    included, and the whole value of a key named like a secret."""
+    redacted: dict[str, Any] = redactor_for(_patterns).value(event)
+    return redacted
+
+
+def _escaped(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
+    """On a terminal: each text value as it may be printed (a traceback keeps its lines)."""
+    for key, value in event.items():
+        if isinstance(value, str):
+            event[key] = escape_controls(value, multiline=key in ("exception", "traceback"))
+    return event
+
+
 def _traceback_as_block(_logger: Any, _name: str, event: dict[str, Any]) -> dict[str, Any]:
     """On a terminal, a hook's traceback prints as lines under the log line, not as one string."""
     text = event.pop("traceback", None)
@@ -295,10 +326,11 @@ def configure(level: str = "info", fmt: LogFormat = "auto", *, fd: int = 2) -> N
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.processors.format_exc_info,
+        _redacted,
     ]
     if use_console:
         _sink = None
-        processors.append(_traceback_as_block)
+        processors += [_escaped, _traceback_as_block]
         stream: BinaryIO = os.fdopen(os.dup(fd), "w", buffering=1)  # type: ignore[assignment]
         processors.append(structlog.dev.ConsoleRenderer(colors=False))
         factory: Any = structlog.PrintLoggerFactory(stream)  # type: ignore[arg-type]

@@ -41,14 +41,17 @@ def render_schema(name: str) -> str:
 
 def write_schemas(directory: str | Path) -> list[Path]:
     """Write every schema to ``directory/<name>.json``; return the paths written."""
+    from hookd.nofollow import check_target, replace_file
+
     root = Path(directory)
-    written = []
-    for name in schema_names():
-        path = root / f"{name}.json"
+    targets = {root / f"{name}.json": name for name in schema_names()}
+    for path in targets:  # a link among them is refused before any file is written
+        check_target(path, within=root, private_folder=False)
+    for path, name in targets.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_schema(name), encoding="utf-8")
-        written.append(path)
-    return written
+        data = render_schema(name).encode()
+        replace_file(path, data, 0o644, within=root, private_folder=False)
+    return list(targets)
 
 
 @functools.cache

@@ -10,6 +10,7 @@ from hookd.command.hook import CommandHook
 from hookd.command.settings_hooks import COMMAND_TIMEOUT_S
 from hookd.core.registration import Registration
 from hookd.errors import HookdError
+from hookd.redact import escape_controls
 from hookd.serve.service import load_registry
 
 __all__ = ["check", "registration_rows"]
@@ -49,6 +50,7 @@ def registration_rows(registrations: list[Registration]) -> list[tuple[str, ...]
 
 
 def _print_table(rows: list[tuple[str, ...]]) -> None:
+    rows = [tuple(escape_controls(cell) for cell in row) for row in rows]  # settings files' text
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
@@ -59,7 +61,7 @@ def check(args: argparse.Namespace) -> int:
     try:
         registry = load_registry(load_options(args))
     except (HookdError, ValueError) as exc:
-        print(f"hookd check: error: {exc}", file=sys.stderr)
+        print(escape_controls(f"hookd check: error: {exc}", multiline=True), file=sys.stderr)
         return 1
     registrations = registry.registrations()
     if registrations:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from hookd.bounds import BYTES, DAYS, IDLE_SECONDS, LIMIT, PORT, RECORD_ID, SECONDS, option
+
 TYPE_CHECKING = False  # without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -13,6 +15,8 @@ __all__ = ["AGENT_CHOICES", "DAEMON_COMMANDS", "DAEMON_PARSERS", "LIGHT_COMMANDS
 
 #: Seconds without a request before the daemon exits; the next prompt starts it again.
 DEFAULT_IDLE_EXIT_S = 8 * 3600.0
+#: Seconds ``hookd whatif`` gives the candidate module to load (``--load-timeout``).
+DEFAULT_LOAD_TIMEOUT_S = 10.0
 
 DAEMON_COMMANDS = ("install", "uninstall", "up", "down", "status", "call", "log")
 #: Commands on the hook path of every session or prompt: they import nothing heavy.
@@ -29,15 +33,13 @@ def _hooks(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
         p.add_argument("hooks", metavar="HOOKS", help="hooks file (path/to/hooks.py)")
 
 
-def port_number(text: str) -> int:
-    """An argparse type: a TCP port a daemon can listen on."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 1-65535, not {value}")
-    return value
+#: An argparse type: a TCP port a daemon can listen on (1-65535).
+port_number = option(PORT)
+
+
+def record_id(text: str) -> str | float:
+    """An argparse type of ``--why``: ``latest`` (no ID given), or a record ID."""
+    return text if text == "latest" else option(RECORD_ID)(text)
 
 
 def _start_options(p: argparse.ArgumentParser) -> None:
@@ -51,10 +53,10 @@ def _start_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--idle-exit",
-        type=float,
+        type=option(IDLE_SECONDS),
         default=DEFAULT_IDLE_EXIT_S,
         metavar="SECONDS",
-        help="exit after this long without a request; 0 = never (default: 8 hours)",
+        help="exit after this long without a request; 0 = never, at most a year (default: 8 hours)",
     )
     p.add_argument(
         "--no-reload",
@@ -76,14 +78,14 @@ def decision_log_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--decision-log-max-bytes",
-        type=int,
+        type=option(BYTES),
         metavar="N",
         help="the decision log's size bound; the oldest records go first "
         "(default: $HOOKD_DECISION_LOG_MAX_BYTES, else 50 MiB)",
     )
     p.add_argument(
         "--decision-log-max-days",
-        type=float,
+        type=option(DAYS),
         metavar="DAYS",
         help="records older than this are dropped (default: $HOOKD_DECISION_LOG_MAX_DAYS, else 30)",
     )
@@ -160,7 +162,12 @@ def _install(p: argparse.ArgumentParser) -> None:
         "unguarded",
     )
     p.add_argument("--no-start", action="store_true", help="only write the settings")
-    p.add_argument("--idle-exit", type=float, default=DEFAULT_IDLE_EXIT_S, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--idle-exit",
+        type=option(IDLE_SECONDS),
+        default=DEFAULT_IDLE_EXIT_S,
+        help=argparse.SUPPRESS,
+    )
     _shadow(p)
     otel_option(p)
 
@@ -169,6 +176,12 @@ def _uninstall(p: argparse.ArgumentParser) -> None:
     _hooks(p)
     _scope(p)
     _agent(p, "the agent CLI whose hook file to clean (all: every agent)")
+    p.add_argument(
+        "--purge",
+        action="store_true",
+        help="also remove the module's decision log (the history `hookd log` and `hookd "
+        "whatif` read, kept otherwise, so that a reinstall keeps it)",
+    )
 
 
 def _up(p: argparse.ArgumentParser) -> None:
@@ -183,12 +196,14 @@ def _log(p: argparse.ArgumentParser) -> None:
         "hooks",
         metavar="HOOKS",
         nargs="?",
-        help="hooks file (default: the one module with a decision log)",
+        help="hooks file (default: the one of the project you are in, found as install finds "
+        "it, that has a decision log; else the one module with a decision log)",
     )
     p.add_argument(
         "--why",
         nargs="?",
         const="latest",
+        type=record_id,
         metavar="ID",
         help="explain one answer: the latest denial (or record ID): the hook that decided, "
         "its reason, the input it saw (redacted), the module version and when",
@@ -206,7 +221,11 @@ def _log(p: argparse.ArgumentParser) -> None:
         "--since", metavar="WHEN", help="only records since 1h, 30m, 2d, or 2026-11-26T10:00"
     )
     p.add_argument(
-        "--limit", type=int, default=50, metavar="N", help="the last N records (default: 50)"
+        "--limit",
+        type=option(LIMIT),
+        default=50,
+        metavar="N",
+        help="the last N records; 0 = all of them (default: 50)",
     )
     p.add_argument(
         "--follow",
@@ -228,8 +247,8 @@ def _whatif(p: argparse.ArgumentParser) -> None:
         "hooks",
         metavar="HOOKS",
         nargs="?",
-        help="the installed hooks file whose decision log to replay "
-        "(default: the one module with a decision log)",
+        help="the installed hooks file whose decision log to replay (default: the one of "
+        "the project you are in that has a decision log; else the one module with one)",
     )
     p.add_argument(
         "--since",
@@ -238,7 +257,19 @@ def _whatif(p: argparse.ArgumentParser) -> None:
         help="calls since 1h, 30m, 2d, or 2026-11-26T10:00 (default: 1d, the last day)",
     )
     p.add_argument(
-        "--limit", type=int, metavar="N", help="only the last N calls (default: every one)"
+        "--limit",
+        type=option(LIMIT),
+        metavar="N",
+        help="only the last N calls; 0 = every one (default: every one)",
+    )
+    p.add_argument(
+        "--load-timeout",
+        type=option(SECONDS),
+        default=DEFAULT_LOAD_TIMEOUT_S,
+        metavar="SECONDS",
+        help="how long NEW_MODULE may take to load before the replay gives up; its "
+        "process, and every process it started, is then killed (default: "
+        f"{DEFAULT_LOAD_TIMEOUT_S:g})",
     )
     p.add_argument(
         "--json", action="store_true", help="one JSON object per changed call, then a summary"
@@ -247,8 +278,10 @@ def _whatif(p: argparse.ArgumentParser) -> None:
 
 WHATIF_EPILOG = """\
 exit status: 0 when no decision would change, 3 when one would, 1 on an error
-(the candidate does not load, no decision log yet, a damaged or locked store),
-2 on a usage error.
+(the candidate does not load, or not within --load-timeout; no decision log yet;
+a damaged or locked store), 2 on a usage error. What the candidate prints is not
+shown (its last 64 KiB kept in memory), and every process it started in its
+process group is killed when the replay ends.
 
 examples:
   hookd whatif candidate.py .claude/hooks.py             the last day's calls
@@ -257,7 +290,14 @@ examples:
 
 
 def _down(p: argparse.ArgumentParser) -> None:
-    _hooks(p, optional=True)
+    p.add_argument(
+        "hooks",
+        metavar="HOOKS",
+        nargs="?",
+        help="hooks file (default: the daemons of the project you are in: its modules, and "
+        "those installed into its hook files)",
+    )
+    p.add_argument("--all", action="store_true", help="stop every daemon, of every project")
 
 
 def _status(p: argparse.ArgumentParser) -> None:
@@ -274,7 +314,26 @@ def _call(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="when the daemon cannot answer, exit 1 (a non-blocking error) on every event",
     )
+    p.add_argument(
+        "--deadline",
+        type=_seconds,
+        metavar="SECONDS",
+        help="the most the daemon's whole answer may take, from connecting to its last byte; "
+        "an answer not complete by then is a failure (default: 600; install writes the "
+        "event's budget)",
+    )
     _start_options(p)
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < 1e9:
+        raise argparse.ArgumentTypeError(f"seconds are more than 0, not {text}")
+    return value
 
 
 #: name -> (summary, description, builder), in the order ``hookd --help`` lists them.
@@ -298,7 +357,8 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "remove hookd's entries for HOOKS from the settings and stop its daemon",
         "Remove exactly the entries `hookd install` wrote for HOOKS (--agent: in that agent's "
         "file); unless another scope or agent still uses it, stop its daemon and remove its "
-        "token, log and install record.",
+        "token, log and install record. Its decision log (every answer it gave: `hookd log`, "
+        "`hookd whatif`) is kept for a later install, and said so; --purge removes it too.",
         _uninstall,
     ),
     "up": (
@@ -307,7 +367,14 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "it already answers, and wait until it does.",
         _up,
     ),
-    "down": ("stop the daemon of HOOKS (or every daemon)", None, _down),
+    "down": (
+        "stop the daemon of HOOKS (or this project's; --all: every daemon)",
+        "Stop the daemon of HOOKS with SIGTERM. Without HOOKS, the daemons of the project "
+        "you are in (the nearest folder above holding .claude/ or .git, as install finds it): "
+        "those serving a module inside it or installed into its hook files; --all stops every "
+        "daemon. A stopped daemon starts again at the next session or prompt.",
+        _down,
+    ),
     "status": (
         "show running daemons: pid, port, uptime, reloads, per-hook figures",
         None,
@@ -317,7 +384,8 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "why was this blocked: the decisions the daemon of HOOKS gave",
         "List the decision log of HOOKS (every daemon's answer: time, agent, event, tool, "
         "decision, the hook that decided, its reason), newest last. Secrets in inputs and "
-        "reasons are masked. Without HOOKS: the one module with a decision log.",
+        "reasons are masked. Without HOOKS: the module of the project you are in (as install "
+        "finds it) that has a decision log, else the one module with a decision log.",
         _log,
     ),
     "whatif": (

@@ -9,11 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
-from hookd.daemon.client import HOOK_TIMEOUT_S, Reply, Unreachable, request
+from hookd.daemon.client import CALL_DEADLINE_S, Incomplete, Reply, Unreachable, request
 from hookd.daemon.fastcall import shim_failure
+from hookd.daemon.here import belongs, current_project, running_modules
 from hookd.daemon.lifecycle import (
     DaemonError,
     Squatted,
@@ -26,12 +29,11 @@ from hookd.daemon.paths import (
     DaemonPaths,
     PathError,
     daemon_paths,
-    known_daemons,
     module_path,
     read_json,
     read_token,
 )
-from hookd.daemon.probe import Running, challenge, probe, proven, ready_pid
+from hookd.daemon.probe import Running, alive, challenge, probe, proven, read_ready, ready_pid
 from hookd.daemon.where import HOST, MIN_TOKEN_CHARS, RECORD_HEADER, RECORD_ID_ENV, TOKEN_ENV
 from hookd.errors import HookdError
 
@@ -114,8 +116,9 @@ def call_main(args: argparse.Namespace) -> int:
         paths = daemon_paths(module_path(args.hooks))
         options = _options(paths, args)
         ensure_up(paths, options)  # proven before the input goes anywhere
-        reply = _post(paths, options, args.event, body)
-    except (PathError, DaemonError, CommandError) as exc:
+        deadline_s = CALL_DEADLINE_S if args.deadline is None else args.deadline
+        reply = _post(paths, options, args.event, body, deadline_s)
+    except (PathError, DaemonError, CommandError, Incomplete) as exc:
         return _shim_failure(args, str(exc))
     except OSError as exc:
         return _shim_failure(args, _state_error(exc))
@@ -129,17 +132,22 @@ def call_main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _post(paths: DaemonPaths, options: StartOptions, event: str, body: bytes) -> Reply | None:
+def _post(
+    paths: DaemonPaths, options: StartOptions, event: str, body: bytes, deadline_s: float
+) -> Reply | None:
     """The daemon's answer; None when nothing answers, or something that is not the module's
-    daemon (it cannot prove the key) does; its answer is never used."""
+    daemon (it cannot prove the key) does; its answer is never used. :class:`Incomplete` when
+    the answer is not whole within ``deadline_s`` (connect, request and answer)."""
     recording = os.environ.get(RECORD_ID_ENV)
     headers = ((RECORD_HEADER, recording),) if recording else ()
     nonce = challenge()
     try:
         reply = request(
             HOST, options.port, "POST", f"/hook/{event}", token=options.token, body=body,
-            timeout_s=HOOK_TIMEOUT_S, headers=headers, challenge=nonce,
+            timeout_s=deadline_s, headers=headers, challenge=nonce,
         )  # fmt: skip
+    except Incomplete:
+        raise
     except Unreachable:
         return None
     pid = ready_pid(paths, options.port)
@@ -161,16 +169,57 @@ def _shim_failure(args: argparse.Namespace, message: str) -> int:
 def _targets(hooks: str | None) -> list[DaemonPaths]:
     if hooks is not None:
         return [daemon_paths(module_path(hooks), create=False)]
-    modules = [(read_json(ready) or {}).get("module") for ready in known_daemons()]
-    return [daemon_paths(Path(m), create=False) for m in modules if isinstance(m, str)]
+    return [daemon_paths(module, create=False) for module in running_modules()]
+
+
+def _project_targets() -> tuple[Path, list[DaemonPaths], int]:
+    """The project the user is in, its modules' daemons, and how many others run."""
+    root = current_project()
+    mine, others = [], 0
+    for module in running_modules():
+        paths = daemon_paths(module, create=False)
+        if belongs(module, root):
+            mine.append(paths)
+        else:
+            ready = read_ready(paths)  # a stale ready file is no daemon
+            others += ready is not None and alive(ready[0])
+    return root, mine, others
 
 
 def down_main(args: argparse.Namespace) -> int:
-    """Stop the module's daemon (every daemon when no module is named)."""
+    """Stop the module's daemon; without one, the daemons of the project the user is in
+    (``--all``: every daemon)."""
+    if args.hooks is not None and args.all:
+        return _fail("down", "give HOOKS or --all, not both", 2)
+    root: Path | None = None
+    others = 0
     try:
-        targets = _targets(args.hooks)
+        if args.hooks is None and not args.all:
+            root, targets, others = _project_targets()
+        else:
+            targets = _targets(args.hooks)
     except PathError as exc:
         return _fail("down", exc)
+    stopped, failed = _stop_each(targets)
+    if not stopped and not failed:
+        print(_none_stopped(root, others))
+    return 1 if failed else 0
+
+
+def _none_stopped(root: Path | None, others: int) -> str:
+    if root is None:
+        return "hookd: no daemon was running"
+    if not others:
+        return f"hookd: no daemon was running for {root}"
+    them = "another daemon runs" if others == 1 else f"{others} other daemons run"
+    return (
+        f"hookd: no daemon was running for {root} ({them}, for other projects: "
+        "`hookd down --all` stops every daemon)"
+    )
+
+
+def _stop_each(targets: list[DaemonPaths]) -> tuple[int, int]:
+    """Stop each daemon, a line for each one stopped or failing; how many of each."""
     stopped, failed = 0, 0
     for paths in targets:
         try:
@@ -184,9 +233,7 @@ def down_main(args: argparse.Namespace) -> int:
         if pid is not None:
             stopped += 1
             print(f"hookd: stopped pid {pid} serving {paths.module}")
-    if not stopped and not failed:
-        print("hookd: no daemon was running")
-    return 1 if failed else 0
+    return stopped, failed
 
 
 def _for_agents(running: Running, paths: DaemonPaths, agents: list[str]) -> Running:
@@ -206,9 +253,48 @@ def _for_agents(running: Running, paths: DaemonPaths, agents: list[str]) -> Runn
     return Running(running.pid, running.port, status)
 
 
+def _redacted(running: Running, paths: DaemonPaths) -> Running:
+    """The status with what looks like a secret masked (the built-in patterns and those the
+    module's decision log stored): a reload error or a quarantine's reason may quote an input."""
+    import sqlite3
+
+    from hookd.decision.store import StoreError, open_reader, redaction_patterns
+    from hookd.redact import redactor_for
+
+    patterns: list[str] = []
+    try:
+        conn = open_reader(str(paths.decisions))
+        try:
+            patterns = redaction_patterns(conn)
+        finally:
+            conn.close()
+    except (StoreError, sqlite3.Error, OSError):
+        pass  # no decision log: the built-in patterns
+    try:
+        redactor = redactor_for(patterns)
+    except re.error:
+        redactor = redactor_for()
+    return Running(running.pid, running.port, redactor.value(running.status))
+
+
+def _escaped(value: Any) -> Any:
+    """Every string of ``value`` (decoded JSON, keys too) as a terminal may print it."""
+    from hookd.redact import escape_controls
+
+    if isinstance(value, str):
+        return escape_controls(value)
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    return value
+
+
 def status_main(args: argparse.Namespace) -> int:
-    """Print what each running daemon reports on ``GET /status``."""
+    """Print what each running daemon reports on ``GET /status``: redacted; for a human,
+    with control characters escaped (``--json``: JSON's own escapes)."""
     from hookd.daemon.report import render
+    from hookd.redact import escape_controls
 
     try:
         targets = _targets(args.hooks)
@@ -221,13 +307,14 @@ def status_main(args: argparse.Namespace) -> int:
         if isinstance(running, Running):
             if args.agents:
                 running = _for_agents(running, paths, args.agents)
-            found.append(running)
+            found.append(_redacted(running, paths))
         elif running == "token":
             print(f"hookd: {paths.module}: the daemon wants another token", file=sys.stderr)
     if args.json:
         print(json.dumps([r.status | {"port": r.port} for r in found], indent=2))
     elif found:
-        print("\n\n".join(render(r.status, r.port) for r in found))
+        text = "\n\n".join(render(_escaped(r.status), r.port) for r in found)
+        print(escape_controls(text, multiline=True))
     else:
         print("hookd: no daemon is running" + (f" for {args.hooks}" if args.hooks else ""))
     return 0 if found or args.hooks is None else 3

@@ -21,6 +21,7 @@ from hookd.cli.demo_installed import play_installed
 from hookd.core.loader import load_hooks
 from hookd.daemon.install import hookd_command
 from hookd.errors import HookdError
+from hookd.redact import escape_controls
 
 __all__ = ["default_hooks_path", "run_demo"]
 
@@ -151,7 +152,7 @@ async def _session(proc: trio.Process, started: float) -> bool:
     client = _Client(proc)
     init, _ = await client.call({"subtype": "initialize"})
     if init["subtype"] != "success":
-        print(f"initialize failed: {init.get('error')}")
+        print(escape_controls(f"initialize failed: {init.get('error')}"))
         return False
     print(
         f"initialize answered {(time.perf_counter() - started) * 1000:.0f} ms after spawn "
@@ -171,7 +172,7 @@ def _print_stderr(text: bytes) -> None:
     lines = text.decode(errors="replace").splitlines()
     if lines:
         print("\nwhat hookd serve wrote on stderr (the hooks' prints, hookd's warnings):")
-        print("\n".join(f"  {line}" for line in lines))
+        print("\n".join(f"  {escape_controls(line)}" for line in lines))
 
 
 def _print_registrations(hooks_map: dict[str, list[dict[str, Any]]]) -> dict[str, list[str]]:
@@ -213,7 +214,8 @@ async def _step(
             "tool_use_id": tool_use_id,
         }
         response, ms = await client.call(request)
-        print(f"{event:<17} {doing:<32} {cid:<7} {_verdict(response):<58} {ms:6.1f} ms")
+        verdict = escape_controls(_verdict(response))
+        print(f"{event:<17} {doing:<32} {cid:<7} {verdict:<58} {ms:6.1f} ms")
 
 
 def _verdict(response: dict[str, Any]) -> str:

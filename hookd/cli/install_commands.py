@@ -8,8 +8,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hookd.cli.history import forget_module
 from hookd.daemon.agent_install import AgentInstalled, agent_file, install_agent, uninstall_agent
-from hookd.daemon.install import Installed, InstallError, Where, install, uninstall
+from hookd.daemon.install import (
+    Installed,
+    InstallError,
+    Where,
+    check_writable,
+    install,
+    remember_exclude,
+    uninstall,
+)
 from hookd.daemon.lifecycle import DaemonError, StartOptions, ensure_up, stop
 from hookd.daemon.paths import (
     DaemonPaths,
@@ -21,7 +30,9 @@ from hookd.daemon.paths import (
     read_token,
     write_private,
 )
-from hookd.daemon.project import git_note, project_root
+from hookd.daemon.project import exclude_file, git_ignore, project_root
+from hookd.daemon.settings_file import backup_of
+from hookd.daemon.undo import Undo
 
 __all__ = ["install_main", "uninstall_main"]
 
@@ -60,16 +71,19 @@ def agents_of(args: argparse.Namespace, *, installed_only: bool) -> list[str]:
 
 
 def install_main(args: argparse.Namespace) -> int:
-    """Write the settings entries, then start the daemon so open sessions work at once."""
+    """Write the settings entries, then start the daemon so open sessions work at once; all
+    or nothing: a failure, the daemon's start included, puts every file back as it was."""
     agents = agents_of(args, installed_only=True)
     if "all" in (args.agents or []):
         print(f"hookd: --agent all: {', '.join(agents)}")
+    undo = Undo()
     try:
         module = module_path(args.hooks)
         before = read_json(daemon_paths(module, create=False).record) or {}
-        paths, done = _install(module, args, agents)
+        paths, done, notes = _install(module, args, agents, undo)
+        changed = _remember(paths, args, before)
     except (PathError, InstallError, OSError) as exc:
-        return _fail("install", exc)
+        return _fail("install", f"{exc}{_undone(undo)}")
     port = 0
     for result in done:
         port = result.port
@@ -79,12 +93,21 @@ def install_main(args: argparse.Namespace) -> int:
             _report(result, args.scope)
         else:
             _report_agent(result)
-    changed = _remember(paths, args, before)
+    for note in notes:
+        print(f"hookd: {note}")
     if args.no_start:
         return 0
     if changed:
         stop(paths)  # the daemon starts again with --shadow or --otel-endpoint, or without
-    return _start(paths, port, args.idle_exit)
+    return _start(paths, port, args.idle_exit, undo, fresh=not before)
+
+
+def _undone(undo: Undo) -> str:
+    """What a failed install says of the files it had written (put back as they were)."""
+    put_back = undo.undo()
+    if not put_back:
+        return ""
+    return f"; nothing installed ({', '.join(map(_shown, put_back))} put back as it was)"
 
 
 def _remember(paths: DaemonPaths, args: argparse.Namespace, before: dict[str, Any]) -> bool:
@@ -105,29 +128,44 @@ Done = Installed | AgentInstalled
 
 
 def _install(
-    module: Path, args: argparse.Namespace, agents: list[str]
-) -> tuple[DaemonPaths, list[Done]]:
+    module: Path, args: argparse.Namespace, agents: list[str], undo: Undo
+) -> tuple[DaemonPaths, list[Done], list[str]]:
     """Install for each agent; a failed first install of ``module`` leaves no state directory
-    behind. Every agent's file is checked before any is written."""
+    behind. Every agent's file is checked (git, links) before anything is written, and kept
+    in ``undo`` as it was."""
+    where = _where(args, module)
+    for agent in agents:
+        path = where.path if agent == "claude" else agent_file(agent, args.scope, where.root)
+        if agent == "claude":
+            check_writable(path, where.within)
+        undo.keep(path, backup_of(path), exclude_file(path.parent, where.within))
     fresh = not daemon_paths(module, create=False).state_dir.exists()
     paths = daemon_paths(module)
+    undo.keep(paths.record)
     try:
-        where = _where(args, module)
-        for agent in agents:
-            if agent != "claude":
-                agent_file(agent, args.scope, where.root)
         done: list[Done] = []
+        notes: list[str] = []
         for agent in agents:
             if agent == "claude":
-                done.append(install(paths, where, port=args.port, fail_open=args.fail_open))
+                installed = install(paths, where, port=args.port, fail_open=args.fail_open)
+                done.append(installed)
+                notes += _ignore(paths, installed) if installed.secret else []
             else:
                 done.append(install_agent(paths, agent, args.scope, where.root,
                                           port=args.port, fail_open=args.fail_open))  # fmt: skip
-        return paths, done
+        return paths, done, notes
     except BaseException:
         if fresh:
             shutil.rmtree(paths.state_dir, ignore_errors=True)
         raise
+
+
+def _ignore(paths: DaemonPaths, done: Installed) -> list[str]:
+    """Have git ignore the settings file holding the token (and its backup); the lines added
+    to git's exclude file are noted for uninstall."""
+    note, exclude, lines = git_ignore([done.path, backup_of(done.path)])
+    remember_exclude(paths, done.path, exclude, lines)
+    return [note] if note is not None else []
 
 
 def _report_agent(done: AgentInstalled) -> None:
@@ -154,19 +192,20 @@ def _report(done: Installed, scope: str) -> None:
               f"them against the module's hooks ({events})")  # fmt: skip
         print("hookd: SessionStart and each prompt run `hookd call`, which starts the daemon if "
               "needed, then passes the event on")  # fmt: skip
-    if done.secret:
-        note = git_note([done.path, done.path.with_name(done.path.name + ".hookd.bak")])
-        if note is not None:
-            print(f"hookd: {note}")
 
 
-def _start(paths: DaemonPaths, port: int, idle_exit_s: float) -> int:
+def _start(paths: DaemonPaths, port: int, idle_exit_s: float, undo: Undo, *, fresh: bool) -> int:
+    """Start the daemon; one that cannot start takes the install back (fail-closed entries
+    pointing at no daemon would block every tool call)."""
     token = read_token(paths, create=True)
     assert token is not None
     try:
         running, _ = ensure_up(paths, StartOptions(port, token, False, idle_exit_s))
     except DaemonError as exc:
-        return _fail("install", f"settings written, but the daemon did not start: {exc}")
+        said = _undone(undo)
+        if fresh:
+            forget(paths)
+        return _fail("install", f"the daemon did not start: {exc}{said}")
     print(f"hookd: daemon running: pid {running.pid} (`hookd status` shows its hooks)")
     return 0
 
@@ -188,16 +227,21 @@ def uninstall_main(args: argparse.Namespace) -> int:
     if others:
         print(f"hookd: removed {removed} hookd entries from {shown}; the daemon keeps "
               f"serving {', '.join(map(_shown, map(Path, others)))}")  # fmt: skip
+        if args.purge:
+            print("hookd: --purge: nothing removed while the daemon serves those; uninstall "
+                  "them too, with --purge, to remove its decision log and state")  # fmt: skip
         return 0
     try:
         stop(paths)
     except (DaemonError, OSError) as exc:
         return _fail("uninstall", f"entries removed from {shown}, but the daemon: {exc}")
-    forget(paths)
+    said = forget_module(paths, args.hooks, purge=args.purge)
     if removed:
         print(f"hookd: removed {removed} hookd entries from {shown}; daemon stopped")
     else:
         print(f"hookd: {shown} has no hookd entries for {module}")
+    if said is not None:
+        print(said)
     return 0
 
 

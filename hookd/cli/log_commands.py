@@ -2,7 +2,8 @@
 
 Reads the module's store (:mod:`hookd.decision.store`) while the daemon writes
 it (WAL: readers never block the writer). Every input and reason shown is
-redacted (:mod:`hookd.redact`, plus the patterns the module's versions stored).
+redacted (:mod:`hookd.redact`, plus the patterns the module's versions stored), and
+what a human reads has its control characters escaped (``--json`` is JSON's own).
 ``--follow`` polls the store by row id every half second.
 """
 
@@ -18,10 +19,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
+from hookd.daemon.here import belongs, current_project
 from hookd.daemon.paths import PathError, daemon_paths, known_stores, module_path
 from hookd.decision.store import StoreError, classify, open_reader, redaction_patterns
 from hookd.errors import HookdError
-from hookd.redact import Redactor
+from hookd.redact import Redactor, escape_controls
 
 __all__ = ["LogError", "log_main", "parse_since", "store_path"]
 
@@ -40,7 +42,7 @@ class LogError(HookdError):
 
 
 def _fail(message: object) -> int:
-    print(f"hookd log: error: {message}", file=sys.stderr)
+    print(escape_controls(f"hookd log: error: {message}"), file=sys.stderr)
     return 1
 
 
@@ -58,7 +60,8 @@ def parse_since(text: str, now: float | None = None) -> float:
 
 
 def store_path(hooks: str | None) -> Path:
-    """The store of ``hooks``, or the one module's that has one; :class:`LogError` else."""
+    """The store of ``hooks``; without it, the store of the project the user is in (as
+    ``hookd install`` finds it), else the one module's that has one; :class:`LogError` else."""
     if hooks is not None:
         path = daemon_paths(module_path(hooks), create=False).decisions
         if not path.exists():
@@ -68,10 +71,18 @@ def store_path(hooks: str | None) -> Path:
     stores = known_stores()
     if not stores:
         raise LogError("no decisions recorded yet (no daemon has kept a decision log)")
-    if len(stores) > 1:
-        modules = ", ".join(_module_of(s) for s in stores)
-        raise LogError(f"several modules have decision logs; name one: {modules}")
-    return stores[0]
+    root = current_project()
+    modules = {store: _module_of(store) for store in stores}
+    mine = [store for store, module in modules.items() if belongs(Path(module), root)]
+    if len(mine) == 1:
+        return mine[0]
+    if len(mine) > 1:
+        named = ", ".join(modules[s] for s in mine)
+        raise LogError(f"several modules of {root} have decision logs; name one: {named}")
+    if len(stores) == 1:  # not this project's: a user-scope module, say
+        return stores[0]
+    named = ", ".join(modules.values())
+    raise LogError(f"no module of {root} has a decision log; name one: {named}")
 
 
 def _module_of(store: Path) -> str:
@@ -106,7 +117,8 @@ def _select(conn: sqlite3.Connection, args: argparse.Namespace, after: int = 0) 
     if after:
         return list(conn.execute(f"{sql} ORDER BY id", (*params, after)))
     order = "(decision = 'deny') DESC, id DESC" if args.shadow else "id DESC"
-    rows = list(conn.execute(f"{sql} ORDER BY {order} LIMIT ?", (*params, after, args.limit)))
+    limit = args.limit or -1  # --limit 0: every record (SQLite reads a negative LIMIT so)
+    rows = list(conn.execute(f"{sql} ORDER BY {order} LIMIT ?", (*params, after, limit)))
     if args.shadow:  # denials first, each group newest last
         return sorted(rows, key=lambda r: (r["decision"] != "deny", r["id"]))
     return rows[::-1]
@@ -181,15 +193,16 @@ def _when(seconds: float, full: bool = False) -> str:
 
 
 def _cells(row: Any, redactor: Redactor) -> tuple[str, ...]:
-    reason = redactor.text(" ".join((row["reason"] or "").split()))
+    reason = escape_controls(redactor.text(" ".join((row["reason"] or "").split())))
     if row["failure"]:
         reason = f"[{row['failure']}] {reason}".strip()
     if len(reason) > REASON_CHARS:
         reason = reason[: REASON_CHARS - 3] + "..."
-    return (
+    cells = (
         str(row["id"]), _when(row["time"]), row["agent"] or "-", row["event"] or "-",
-        row["tool"] or "-", row["decision"], row["hooks"] or "-", reason,
+        row["tool"] or "-", row["decision"], row["hooks"] or "-",
     )  # fmt: skip
+    return (*(escape_controls(redactor.text(c)) for c in cells), reason)
 
 
 def _input(conn: sqlite3.Connection, record_id: int, redactor: Redactor) -> Any:
@@ -202,7 +215,8 @@ def _input(conn: sqlite3.Connection, record_id: int, redactor: Redactor) -> Any:
 
 
 def _as_json(row: Any, redactor: Redactor, conn: sqlite3.Connection) -> dict[str, Any]:
-    out = {key: row[key] for key in row.keys()}  # noqa: SIM118 (sqlite3.Row)
+    fields = {key: row[key] for key in row.keys()}  # noqa: SIM118 (sqlite3.Row)
+    out: dict[str, Any] = redactor.value(fields)  # a session id is the agent's text
     out["time"] = (
         datetime.fromtimestamp(row["time"]).astimezone().isoformat(timespec="milliseconds")
     )
@@ -221,9 +235,7 @@ def _why(conn: sqlite3.Connection, args: argparse.Namespace, redactor: Redactor)
         row = conn.execute(f"{sql} LIMIT 1", params).fetchone()
         if row is None:
             raise LogError("no denial recorded" + (" by a shadow hook" if args.shadow else ""))
-    else:
-        if not args.why.isdigit():
-            raise LogError(f"--why: {args.why!r} is not a record ID (the first column)")
+    else:  # a record ID, checked by the parser (1 to 2**63 - 1: SQLite's integers)
         row = conn.execute(f"SELECT {_FIELDS} FROM decisions WHERE id = ?", (int(args.why),))
         row = row.fetchone()
         if row is None:
@@ -231,7 +243,8 @@ def _why(conn: sqlite3.Connection, args: argparse.Namespace, redactor: Redactor)
     if args.json:
         print(json.dumps(_as_json(row, redactor, conn)))
         return 0
-    print("\n".join(_explained(row, redactor, conn)))
+    lines = _explained(row, redactor, conn)
+    print("\n".join(escape_controls(redactor.text(line)) for line in lines))
     return 0
 
 

@@ -32,6 +32,7 @@ EPILOG = """\
 examples:
   hookd demo                              a scripted session against the bundled example guard
   hookd new                               a starter hooks.py and a passing test_hooks.py
+  hookd test                              run those tests with hookd's own Python (pytest)
   hookd check hooks.py                    list registered hooks and their ids
   hookd install hooks.py                  serve hooks to interactive Claude Code (see README)
   hookd status                            the running daemons and their hooks' figures
@@ -75,6 +76,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "hookd.cli.guard",
         "add_guard_parser",
         "show what the destructive-command guard decides for a command line",
+    ),
+    "test": (
+        "hookd.cli.pytest_runner",
+        "add_test_parser",
+        "run pytest with hookd's own Python (for the tests `hookd new` writes)",
     ),
 }
 
@@ -201,6 +207,12 @@ def _run_guard(args: argparse.Namespace) -> int:
     return guard_main(args)
 
 
+def _run_test(args: argparse.Namespace) -> int:
+    from hookd.cli.pytest_runner import test_main
+
+    return test_main(list(args.pytest_args))
+
+
 def _run_daemon(args: argparse.Namespace) -> int:
     if args.subcommand == "log":
         from hookd.cli.log_commands import log_main
@@ -246,6 +258,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "whatif": _run_whatif,
     "new": _run_new,
     "guard": _run_guard,
+    "test": _run_test,
     "run": _run_run,
     "replay": _run_replay,
     "record": _run_record,
@@ -257,10 +270,26 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 }
 
 
+def _unknown_command(command: str) -> int:
+    """One line for a command hookd does not have, with the closest one it has."""
+    import difflib
+
+    close = difflib.get_close_matches(command, list(COMMANDS), n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    print(f"hookd: error: no command {command!r}{hint}; `hookd --help` lists them", file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hookd`` console script."""
     words = list(sys.argv[1:] if argv is None else argv)
     command = next((w for w in words if not w.startswith("-")), None)
+    if command is not None and command not in COMMANDS and words and words[0] == command:
+        return _unknown_command(command)
+    if words[:1] == ["test"]:  # every word after it is pytest's, options included
+        from hookd.cli.pytest_runner import test_main
+
+        return test_main(words[1:])
     gc.disable()  # the parsers' imports allocate much and free little
     try:
         parser = build_parser(command)

@@ -162,12 +162,25 @@ def add_new_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+def _write(files: dict[Path, str]) -> None:
+    """Write the starter files, never through a link (:mod:`hookd.nofollow`): a link where one
+    goes is refused before either is written; ``--force`` replaces a file by renaming a new
+    one over it."""
+    from hookd.nofollow import check_target, replace_file
+
+    for path in files:
+        check_target(path, private_folder=False)
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(path, text.encode(), 0o644, private_folder=False)
+
+
 def new_main(args: argparse.Namespace) -> int:
     """Write the starter files; exit status 0, or 1 when one exists (without --force)."""
     path = Path(args.path)
     folder = path.is_dir() or args.path.endswith(("/", os.sep)) or path.name.startswith(".")
     files = starter_files(path, folder=folder)
-    taken = [str(p) for p in files if p.exists()]
+    taken = [str(p) for p in files if p.exists() or p.is_symlink()]
     if taken and not args.force:
         verb = "exists" if len(taken) == 1 else "exist"
         print(
@@ -176,11 +189,10 @@ def new_main(args: argparse.Namespace) -> int:
         )
         return 1
     try:
-        for path, text in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-    except OSError as exc:
-        print(f"hookd new: error: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        _write(files)
+    except OSError as exc:  # a LinkError too: named in its own words
+        said = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+        print(f"hookd new: error: {said}", file=sys.stderr)
         return 1
     module, test = files
     print(f"wrote {module} and {test}")

@@ -5,14 +5,19 @@ from __future__ import annotations
 import argparse
 from typing import Any, Final
 
+from hookd.bounds import BYTES, COUNT, DAYS, MAX_IDLE_SECONDS, SECONDS, Bound, option
 from hookd.cli.daemon import otel_option
 from hookd.core.health import (
     AFTER_ENV,
     COOLDOWN_ENV,
+    LEASH_ENV,
     QUARANTINE_AFTER,
     QUARANTINE_COOLDOWN_S,
+    QUARANTINE_LEASH_S,
     QUARANTINE_WINDOW_S,
     WINDOW_ENV,
+    check_count,
+    check_seconds,
 )
 from hookd.core.registry import DEFAULT_TIMEOUT_S
 from hookd.serve.config import ServeConfig
@@ -27,7 +32,9 @@ __all__ = [
     "add_log_options",
     "add_quarantine_options",
     "add_serve_options",
+    "byte_size",
     "configure_serve_parser",
+    "idle_seconds",
     "positive_int",
     "positive_seconds",
     "serve_parser",
@@ -43,26 +50,14 @@ SERVE_DESCRIPTION: Final = (
 )
 
 
-def positive_seconds(text: str) -> float:
-    """An argparse type: a positive, finite number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: an integer of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
+#: An argparse type: a timeout in seconds, above 0 and at most a day (nan, inf refused).
+positive_seconds: Final = option(SECONDS)
+#: An argparse type: a count of at least 1 (requests, connections).
+positive_int: Final = option(COUNT)
+#: An argparse type: a size in bytes, at least 1 and at most 64 GiB.
+byte_size: Final = option(BYTES)
+#: An argparse type: ``--idle-exit`` of ``hookd serve``, above 0 and at most a year.
+idle_seconds: Final = option(Bound(0, MAX_IDLE_SECONDS, unit="seconds", above=True))
 
 
 def add_serve_options(p: argparse.ArgumentParser) -> None:
@@ -77,7 +72,7 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-line-bytes",
-        type=positive_int,
+        type=byte_size,
         default=_DEFAULTS.max_line_bytes,
         metavar="N",
         help="longest accepted input line; longer ones are discarded and "
@@ -93,7 +88,7 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-in-flight-bytes",
-        type=positive_int,
+        type=byte_size,
         default=_DEFAULTS.max_in_flight_bytes,
         metavar="N",
         help="total size of the request lines running at once; the excess is answered "
@@ -137,7 +132,7 @@ def add_http_options(p: argparse.ArgumentParser) -> None:
     )
     http.add_argument(
         "--idle-exit",
-        type=positive_seconds,
+        type=idle_seconds,
         metavar="SECONDS",
         help="exit 0 after SECONDS without hook requests (default: never)",
     )
@@ -163,7 +158,7 @@ def _add_http_limits(http: Any) -> None:
     )
     http.add_argument(
         "--max-body-bytes",
-        type=positive_int,
+        type=byte_size,
         default=_HTTP.max_body_bytes,
         metavar="N",
         help="largest request body; a larger one is answered 413 (default: 64 MiB)",
@@ -186,7 +181,7 @@ def _add_http_limits(http: Any) -> None:
     )
     http.add_argument(
         "--log-max-bytes",
-        type=positive_int,
+        type=byte_size,
         metavar="N",
         help="when stderr is a file, move it to FILE.1 and start a new one once it passes "
         "N bytes (checked each second; hookd up sets 10 MiB)",
@@ -231,14 +226,14 @@ def add_decision_options(p: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--decision-log-max-bytes",
-        type=positive_int,
+        type=byte_size,
         metavar="N",
         help="size bound, oldest records dropped first "
         "(default: $HOOKD_DECISION_LOG_MAX_BYTES, else 50 MiB)",
     )
     group.add_argument(
         "--decision-log-max-days",
-        type=positive_seconds,
+        type=option(DAYS),
         metavar="DAYS",
         help="age bound (default: $HOOKD_DECISION_LOG_MAX_DAYS, else 30)",
     )
@@ -262,34 +257,58 @@ def whole_number(text: str) -> int:
     return value
 
 
+def _quarantine_count(text: str) -> int:
+    try:
+        return check_count(text, "value")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
+
+
+def _quarantine_seconds(text: str) -> float:
+    try:
+        return check_seconds(text, "value")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
+
+
 def add_quarantine_options(p: argparse.ArgumentParser) -> None:
-    """When a hook that keeps failing is quarantined, and for how long."""
+    """When a hook that keeps timing out is quarantined, for how long, on what leash."""
     group = p.add_argument_group(
         "hook health",
-        "a hook that keeps failing (raises, times out, returns an invalid output) is "
-        "quarantined: its failure policy answers at once without running it, until a "
-        "cool-down ends; the next call then runs it (a success clears it, a failure doubles "
-        "the cool-down, up to 10 min). A reload starts every hook clean",
+        "a hook that keeps timing out in a session is quarantined there: until a cool-down "
+        "ends, each of its calls in that session still runs it, with --quarantine-leash "
+        "seconds to answer instead of its full timeout (no answer in time: its failure "
+        "policy). Only timeouts count, per agent session: an exception or an invalid output "
+        "never does, and no session's calls change another's. After the cool-down the next "
+        "call gets its full timeout (an answer clears it, a timeout doubles the cool-down, "
+        "up to 10 min). A reload starts every hook clean",
     )
     group.add_argument(
         "--quarantine-after",
-        type=whole_number,
+        type=_quarantine_count,
         metavar="N",
-        help=f"failures within --quarantine-window that quarantine a hook; 0 never does "
-        f"(default: ${AFTER_ENV}, else {QUARANTINE_AFTER})",
+        help=f"timeouts within --quarantine-window that quarantine a hook in a session; "
+        f"0 never does (default: ${AFTER_ENV}, else {QUARANTINE_AFTER})",
     )
     group.add_argument(
         "--quarantine-window",
-        type=positive_seconds,
+        type=_quarantine_seconds,
         metavar="SECONDS",
-        help=f"how far back failures count (default: ${WINDOW_ENV}, else {QUARANTINE_WINDOW_S:g})",
+        help=f"how far back timeouts count (default: ${WINDOW_ENV}, else {QUARANTINE_WINDOW_S:g})",
     )
     group.add_argument(
         "--quarantine-cooldown",
-        type=positive_seconds,
+        type=_quarantine_seconds,
         metavar="SECONDS",
         help=f"how long the first quarantine lasts (default: ${COOLDOWN_ENV}, "
         f"else {QUARANTINE_COOLDOWN_S:g})",
+    )
+    group.add_argument(
+        "--quarantine-leash",
+        type=_quarantine_seconds,
+        metavar="SECONDS",
+        help=f"how long a quarantined hook has to answer (default: ${LEASH_ENV}, "
+        f"else {QUARANTINE_LEASH_S:g})",
     )
 
 

@@ -116,6 +116,13 @@ def record_main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from hookd.nofollow import LinkError, check_target
+
+    try:  # a link at --out is refused before COMMAND runs (every mode: proxy, env, daemon)
+        check_target(Path(args.out), private_folder=False)
+    except LinkError as exc:
+        print(f"hookd record: error: {exc}", file=sys.stderr)
+        return 2
     via = args.via
     if via in ("auto", "daemon") and serve_invocation(command) is None:
         return _record_daemon(command, args.out, required=via == "daemon")

@@ -7,10 +7,15 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from hookd.bounds import SECONDS, Bound, option
+
 if TYPE_CHECKING:
     from hookd.transcript.session import ReplayConfig
 
 __all__ = ["add_replay_parser", "main", "replay_main"]
+
+#: ``--speed``: how much faster than recorded (``inf``, no pauses, is allowed beside it).
+SPEED = Bound(0, 1_000_000, above=True)
 
 
 DESCRIPTION = """\
@@ -32,10 +37,10 @@ examples:
 
 
 def _speed(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError("speed must be a positive number (or inf)")
-    return value
+    """An argparse type: a factor above 0 and at most a million, or ``inf`` (no pauses)."""
+    if text.strip().lower() in ("inf", "infinity"):
+        return float("inf")
+    return option(SPEED)(text)
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -56,7 +61,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--timeout",
-        type=float,
+        type=option(SECONDS),
         default=10.0,
         metavar="SECONDS",
         help="longest wait for an answer or for hookd to exit (default: 10)",
@@ -86,6 +91,7 @@ def add_replay_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def replay_main(args: argparse.Namespace) -> int:
     """Run ``hookd replay`` with parsed arguments; the exit status."""
+    from hookd.redact import escape_controls
     from hookd.transcript.format import TranscriptError
     from hookd.transcript.session import ReplayConfig
 
@@ -104,7 +110,7 @@ def replay_main(args: argparse.Namespace) -> int:
             print(f"hookd replay: error: {exc}", file=sys.stderr)
             return 2
         if not (ok and args.quiet):
-            print(report)
+            print(escape_controls(report, multiline=True))  # a transcript holds an agent's text
         status = status or (0 if ok else 1)
     return status
 

@@ -60,12 +60,27 @@ def schema_main(name: str | None, write_dir: str | None) -> int:
     try:
         text = render_schema(name.removesuffix(".json"))
     except KeyError:
-        close = difflib.get_close_matches(name.removesuffix(".json"), schema_names(), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        close = _closest(name.removesuffix(".json"), schema_names())
+        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
         print(f"hookd schema: no schema {name!r}{hint}; `hookd schema` lists them", file=sys.stderr)
         return 2
     sys.stdout.write(text)
     return 0
+
+
+def _closest(name: str, names: list[str]) -> list[str]:
+    """The schemas ``name`` most likely meant: the closest full name, else those of the
+    closest short name (``PreToolUs`` -> both of ``events/PreToolUse``'s)."""
+    close = difflib.get_close_matches(name, names, n=1)
+    if close:
+        return close
+    short: dict[str, list[str]] = {}
+    for full in names:
+        stem = full.rpartition("/")[2]
+        for key in (stem, stem.partition(".")[0]):
+            short.setdefault(key, []).append(full)
+    found = difflib.get_close_matches(name.rpartition("/")[2], list(short), n=1, cutoff=0.7)
+    return short[found[0]] if found else []
 
 
 def validate_main(path: str, event: str | None) -> int:

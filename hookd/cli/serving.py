@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from hookd.bounds import BYTES, DAYS, Bound, env_number
 from hookd.core.health import Quarantine
 from hookd.decision import (
     DEFAULT_MAX_AGE_DAYS,
@@ -46,7 +47,7 @@ def load_options(args: argparse.Namespace) -> LoadOptions:
 
 
 def quarantine_options(args: argparse.Namespace) -> Quarantine:
-    """``--quarantine-after``, ``--quarantine-window``, ``--quarantine-cooldown``; each one
+    """``--quarantine-after``, ``-window``, ``-cooldown``, ``-leash``; each one
     not given from its ``$HOOKD_QUARANTINE_*`` variable, else the default."""
     try:
         found = Quarantine.from_env()
@@ -55,25 +56,20 @@ def quarantine_options(args: argparse.Namespace) -> Quarantine:
     after = getattr(args, "quarantine_after", None)
     window_s = getattr(args, "quarantine_window", None)
     cooldown_s = getattr(args, "quarantine_cooldown", None)
+    leash_s = getattr(args, "quarantine_leash", None)
     return Quarantine(
         found.after if after is None else after,
         found.window_s if window_s is None else window_s,
         found.cooldown_s if cooldown_s is None else cooldown_s,
         max(found.max_cooldown_s, cooldown_s or 0.0),
+        found.leash_s if leash_s is None else leash_s,
     )
 
 
-def _bound(given: float | None, env: str, default: float) -> float:
-    if given is not None:
-        return given
-    text = os.environ.get(env, "")
-    try:
-        value = float(text) if text else default
-    except ValueError:
-        raise HookdError(f"${env}: not a number: {text!r}") from None
-    if value <= 0:
-        raise HookdError(f"${env}: must be positive: {text!r}")
-    return value
+def _bound(given: float | None, env: str, bound: Bound, default: float) -> float:
+    """The option's value, else ``$env``'s within ``bound`` (one line naming it), else
+    ``default``."""
+    return given if given is not None else env_number(env, bound, default)
 
 
 def decision_options(args: argparse.Namespace) -> DecisionLogOptions | None:
@@ -92,8 +88,8 @@ def decision_options(args: argparse.Namespace) -> DecisionLogOptions | None:
         if args.hooks is None:
             raise HookdError("--decision-log without FILE needs HOOKS (a hooks file)")
         where = str(daemon_paths(module_path(args.hooks)).state_dir / STORE_NAME)
-    max_bytes = _bound(args.decision_log_max_bytes, MAX_BYTES_ENV, DEFAULT_MAX_BYTES)
-    max_days = _bound(args.decision_log_max_days, MAX_AGE_ENV, DEFAULT_MAX_AGE_DAYS)
+    max_bytes = _bound(args.decision_log_max_bytes, MAX_BYTES_ENV, BYTES, DEFAULT_MAX_BYTES)
+    max_days = _bound(args.decision_log_max_days, MAX_AGE_ENV, DAYS, DEFAULT_MAX_AGE_DAYS)
     return DecisionLogOptions(os.path.abspath(where), int(max_bytes), max_days * 86400)
 
 

@@ -7,123 +7,40 @@ asked. The candidate is loaded in a process of its own
 kit, so through the one request handler and the call's own agent dialect. The
 calls go to it one at a time, oldest first, so a stateful hook sees them in the
 order they came. Every input and reason shown is redacted (built-in patterns,
-the stored module versions' and the candidate's own).
+the stored module versions' and the candidate's own). The child is kept on a
+leash (:mod:`hookd.cli.candidate`): a load deadline, its output bounded, its
+process group killed at the end.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sqlite3
-import subprocess
 import sys
-import tempfile
 from collections import Counter
 from datetime import datetime
-from types import TracebackType
-from typing import IO, Any, Final
+from typing import Any, Final
 
+from hookd.cli.candidate import Candidate, WhatifError
 from hookd.cli.log_commands import LogError, parse_since, store_path
 from hookd.daemon.paths import PathError
 from hookd.decision.store import StoreError, classify, open_reader, redaction_patterns
-from hookd.errors import HookdError
-from hookd.redact import Redactor
+from hookd.redact import Redactor, escape_controls
 
 __all__ = ["CHANGED_EXIT", "Candidate", "whatif_main"]
 
 #: The exit status when at least one decision would change (0: none would; 1: an error).
 CHANGED_EXIT: Final = 3
-CHILD_MODULE: Final = "hookd.cli.whatif_child"
-STOP_WAIT_S: Final = 10.0
 _CALLS: Final = (
     "SELECT id, time, agent, session_id, event, tool, hooks, decision, reason, failure, input "
     "FROM decisions WHERE shadow = 0 AND time >= ? ORDER BY id DESC LIMIT ?"
 )
 
 
-class WhatifError(HookdError):
-    """A one-line reason the replay cannot go on."""
-
-
 def _fail(message: object) -> int:
-    print(f"hookd whatif: error: {message}", file=sys.stderr)
+    print(escape_controls(f"hookd whatif: error: {message}"), file=sys.stderr)
     return 1
-
-
-class Candidate:
-    """The candidate module, loaded in a child process that answers one call per line."""
-
-    def __init__(self, spec: str) -> None:
-        self.spec = spec
-        self.version = ""
-        self.redact: list[str] = []
-
-    def __enter__(self) -> Candidate:
-        self._errors: IO[bytes] = tempfile.TemporaryFile()  # closed by close()
-        self._proc = subprocess.Popen(
-            [sys.executable, "-P", "-m", CHILD_MODULE, self.spec],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._errors,
-            text=True,
-            encoding="utf-8",
-        )
-        try:
-            hello = self._read()
-            if "error" in hello:
-                raise WhatifError(hello["error"])
-        except BaseException:
-            self.close()
-            raise
-        self.version = str(hello["loaded"]["version"])
-        self.redact = list(hello["loaded"]["redact"])
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
-    def ask(self, event: str, agent: str, data: dict[str, Any]) -> dict[str, Any]:
-        """The candidate's answer to one call: ``decision``, ``reason``, ``hooks``, ``failure``."""
-        assert self._proc.stdin is not None
-        try:
-            self._proc.stdin.write(json.dumps({"event": event, "agent": agent, "input": data}))
-            self._proc.stdin.write("\n")
-            self._proc.stdin.flush()
-        except BrokenPipeError:
-            raise self._ended() from None
-        return self._read()
-
-    def _read(self) -> dict[str, Any]:
-        assert self._proc.stdout is not None
-        line = self._proc.stdout.readline()
-        if not line:
-            raise self._ended()
-        found: dict[str, Any] = json.loads(line)
-        return found
-
-    def _ended(self) -> WhatifError:
-        status = self._proc.wait()
-        self._errors.seek(0)
-        lines = self._errors.read().decode("utf-8", "replace").strip().splitlines()
-        said = f": {lines[-1]}" if lines else ""
-        return WhatifError(f"{self.spec}: the candidate's process ended (status {status}){said}")
-
-    def close(self) -> None:
-        """End the child (its stdin closed, it exits) and forget its stderr."""
-        if self._proc.stdin is not None and not self._proc.stdin.closed:
-            with contextlib.suppress(BrokenPipeError):
-                self._proc.stdin.close()
-        try:
-            self._proc.wait(STOP_WAIT_S)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
-        if self._proc.stdout is not None:
-            self._proc.stdout.close()
-        self._errors.close()
 
 
 def _calls(hooks: str | None, since: float, limit: int | None) -> tuple[list[Any], list[str]]:
@@ -132,7 +49,7 @@ def _calls(hooks: str | None, since: float, limit: int | None) -> tuple[list[Any
     try:
         conn = open_reader(path)
         try:
-            rows = list(conn.execute(_CALLS, (since, -1 if limit is None else limit)))
+            rows = list(conn.execute(_CALLS, (since, limit or -1)))  # None, 0: every call
             return rows[::-1], redaction_patterns(conn)
         finally:
             conn.close()
@@ -144,7 +61,7 @@ def whatif_main(args: argparse.Namespace) -> int:
     """Replay, print each changed call and a summary; 0, :data:`CHANGED_EXIT` or 1."""
     try:
         rows, patterns = _calls(args.hooks, parse_since(args.since), args.limit)
-        with Candidate(args.candidate) as candidate:
+        with Candidate(args.candidate, args.load_timeout) as candidate:
             redactor = Redactor([*patterns, *candidate.redact])
             changes, replayed = _replay(rows, candidate, redactor, args.json)
     except (PathError, LogError, StoreError, WhatifError) as exc:
@@ -171,7 +88,10 @@ def _replay(rows: list[Any], candidate: Candidate, redactor: Redactor, as_json: 
             continue
         changes[f"{row['decision']}->{now['decision']}"] += 1
         change = _change(row, data, now, redactor)
-        print(json.dumps(change) if as_json else "\n".join(_block(change)), flush=True)
+        if as_json:
+            print(json.dumps(change), flush=True)
+        else:  # each line as a terminal may print it, the session id and hooks redacted too
+            print("\n".join(escape_controls(redactor.text(s)) for s in _block(change)), flush=True)
     return changes, replayed
 
 
@@ -181,18 +101,19 @@ def _side(decision: str, hooks: list[str], reason: str, failure: str | None) -> 
 
 def _change(row: Any, data: dict[str, Any], now: dict[str, Any], redactor: Redactor) -> Any:
     was_hooks = [h for h in (row["hooks"] or "").split(",") if h]
-    was_reason = redactor.text(row["reason"] or "")
-    return {
+    was_reason = row["reason"] or ""
+    change = {
         "id": row["id"],
         "time": datetime.fromtimestamp(row["time"]).astimezone().isoformat(timespec="seconds"),
         "agent": row["agent"],
         "session_id": row["session_id"],
         "event": row["event"],
         "tool": row["tool"],
-        "input": redactor.value(data),
+        "input": data,
         "was": _side(row["decision"], was_hooks, was_reason, row["failure"]),
-        "now": _side(now["decision"], now["hooks"], redactor.text(now["reason"]), now["failure"]),
+        "now": _side(now["decision"], now["hooks"], now["reason"], now["failure"]),
     }
+    return redactor.value(change)  # every text: the session id, the input, both reasons
 
 
 def _said(side: dict[str, Any]) -> str:
@@ -228,4 +149,5 @@ def _summary(replayed: int, changes: Counter[str], version: str, as_json: bool) 
         return
     noun = "call" if replayed == 1 else "calls"
     counts = ", ".join(f"{key} {n}" for key, n in changes.most_common())
-    print(f"{replayed} {noun} replayed, {total} changed" + (f": {counts}" if counts else ""))
+    said = f"{replayed} {noun} replayed, {total} changed" + (f": {counts}" if counts else "")
+    print(escape_controls(said))

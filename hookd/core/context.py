@@ -62,6 +62,9 @@ class HookContext(msgspec.Struct, kw_only=True):
     agent: str = "claude"
     agent_event: str | None = None
     agent_tool: str | None = None
+    #: The call's ``session_id`` (None when it has none): whose share of the hook's health
+    #: records and threads the call takes.
+    session_id: str | None = None
     attempt: int = 1
     _wall_deadline: float = 0.0  # worked out on first use (no __post_init__: one less call)
     _made: float = msgspec.field(default_factory=time.monotonic)

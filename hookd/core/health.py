@@ -1,25 +1,37 @@
-"""Hook health: a hook that keeps failing is quarantined for a while instead of run.
+"""Hook health: a hook that keeps timing out in a session is put on a short leash there.
 
-A failure is an ``exception``, a ``timeout`` or an ``invalid_output`` (never a
-deliberate deny or abort). :data:`QUARANTINE_AFTER` failures within
-:data:`QUARANTINE_WINDOW_S` seconds quarantine the hook: until its cool-down
-ends, its calls are answered at once under its failure policy, without running
-it. The first call after the cool-down runs it for real: a success clears its
-record, a failure quarantines it again for twice as long (up to
-:data:`MAX_COOLDOWN_S`).
+Quarantine protects the agent from waiting out a hook's whole timeout on every call
+when the hook hangs. It never skips a hook, and no session can change what a hook
+answers another session:
 
-There is no timer: each call compares ``time.monotonic()`` with the record's
-end. Records live on the registry (:attr:`Registry.health`), so a reload
-starts every hook clean. A healthy server holds no record at all: the handler
-asks only whether the mapping is empty.
+- Only timeouts count (a hook that did not answer within its time, or whose earlier
+  calls are still stuck in their threads). An exception or an invalid output costs
+  the agent no waiting: it is answered under the failure policy call by call, and a
+  burst of inputs that make a guard raise changes nothing for the next call.
+- Records are kept per (agent, session id, callback id): one session's calls build
+  up only that session's record, and its failure texts are shown only to it.
+- :data:`QUARANTINE_AFTER` timeouts within :data:`QUARANTINE_WINDOW_S` seconds
+  quarantine the hook *in that session*: until its cool-down ends, each of its calls
+  there still runs the hook, with :attr:`Quarantine.leash_s` seconds to answer
+  instead of its full timeout. An answer within the leash is the hook's answer (a
+  guard still denies); no answer within it is answered at once under the failure
+  policy, as the outcome ``quarantined``. The first call after the cool-down gets
+  its full timeout again: an answer clears the record, a timeout quarantines it again
+  for twice as long (up to :data:`MAX_COOLDOWN_S`).
+
+There is no timer: each call compares ``time.monotonic()`` with the record's end.
+Records live on the registry (:attr:`Registry.health`), so a reload starts every hook
+clean; at most :data:`MAX_RECORDS` are kept (the oldest go first). A healthy server
+holds no record at all: the handler asks only whether the table is empty.
 """
 
 from __future__ import annotations
 
 import collections
+import math
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Final
 
 import msgspec
@@ -27,65 +39,104 @@ import msgspec
 __all__ = [
     "AFTER_ENV",
     "COOLDOWN_ENV",
+    "LEASH_ENV",
     "MAX_COOLDOWN_S",
+    "MAX_RECORDS",
     "QUARANTINE_AFTER",
     "QUARANTINE_COOLDOWN_S",
+    "QUARANTINE_LEASH_S",
     "QUARANTINE_WINDOW_S",
     "WINDOW_ENV",
     "Health",
+    "Key",
     "Quarantine",
     "Sick",
+    "check_count",
+    "check_seconds",
 ]
 
-#: Failures within the window that quarantine a hook (0: never).
+#: Timeouts within the window that quarantine a hook in a session (0: never).
 QUARANTINE_AFTER: Final = 5
-#: Seconds the failures are counted over.
+#: Seconds the timeouts are counted over.
 QUARANTINE_WINDOW_S: Final = 60.0
 #: Seconds of the first quarantine; each failed retry doubles it.
 QUARANTINE_COOLDOWN_S: Final = 30.0
+#: Seconds a quarantined hook has to answer (its full timeout when that is shorter).
+QUARANTINE_LEASH_S: Final = 1.0
 #: The longest cool-down.
 MAX_COOLDOWN_S: Final = 600.0
-#: Environment defaults of ``--quarantine-after``, ``-window`` and ``-cooldown``.
+#: The most records kept (sessions x hooks that timed out lately); the oldest go first.
+MAX_RECORDS: Final = 4096
+#: The largest count and number of seconds the options and variables take.
+MAX_COUNT: Final = 1000
+MAX_SECONDS: Final = 86400.0
+#: Environment defaults of ``--quarantine-after``, ``-window``, ``-cooldown``, ``-leash``.
 AFTER_ENV: Final = "HOOKD_QUARANTINE_AFTER"
 WINDOW_ENV: Final = "HOOKD_QUARANTINE_WINDOW"
 COOLDOWN_ENV: Final = "HOOKD_QUARANTINE_COOLDOWN"
+LEASH_ENV: Final = "HOOKD_QUARANTINE_LEASH"
+
+#: Whose record: (agent, session id, callback id); the session id is "" when a call has none.
+Key = tuple[str, str, str]
 
 
 class Quarantine(msgspec.Struct, frozen=True):
-    """When a failing hook is quarantined, and for how long (seconds)."""
+    """When a hook that keeps timing out is quarantined, for how long, on what leash (s)."""
 
     after: int = QUARANTINE_AFTER
     window_s: float = QUARANTINE_WINDOW_S
     cooldown_s: float = QUARANTINE_COOLDOWN_S
     max_cooldown_s: float = MAX_COOLDOWN_S
+    leash_s: float = QUARANTINE_LEASH_S
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Quarantine:
         """The defaults, as the ``HOOKD_QUARANTINE_*`` variables change them.
 
-        Raises ValueError naming the variable when one is not a number."""
+        Raises ValueError naming the variable when one is not a number in range."""
         env = os.environ if environ is None else environ
-        after = _number(env, AFTER_ENV, QUARANTINE_AFTER, whole=True)
-        window_s = _number(env, WINDOW_ENV, QUARANTINE_WINDOW_S)
-        cooldown_s = _number(env, COOLDOWN_ENV, QUARANTINE_COOLDOWN_S)
-        return cls(int(after), window_s, cooldown_s, max(MAX_COOLDOWN_S, cooldown_s))
+
+        def seconds(name: str, default: float) -> float:
+            text = env.get(name, "")
+            return check_seconds(text, f"${name}") if text else default
+
+        after_text = env.get(AFTER_ENV, "")
+        after = check_count(after_text, f"${AFTER_ENV}") if after_text else QUARANTINE_AFTER
+        cooldown_s = seconds(COOLDOWN_ENV, QUARANTINE_COOLDOWN_S)
+        return cls(
+            after,
+            seconds(WINDOW_ENV, QUARANTINE_WINDOW_S),
+            cooldown_s,
+            max(MAX_COOLDOWN_S, cooldown_s),
+            seconds(LEASH_ENV, QUARANTINE_LEASH_S),
+        )
 
 
-def _number(env: Mapping[str, str], name: str, default: float, *, whole: bool = False) -> float:
-    text = env.get(name, "")
-    if not text:
-        return default
+def check_count(text: str, name: str) -> int:
+    """``text`` as a whole number from 0 to :data:`MAX_COUNT`; ValueError naming ``name``."""
     try:
-        value = int(text) if whole else float(text)
+        value = int(text)
     except ValueError:
-        raise ValueError(f"${name}: not a {'whole ' if whole else ''}number: {text!r}") from None
-    if value < 0 or (value == 0 and not whole):
-        raise ValueError(f"${name}: must be {'0 or more' if whole else 'positive'}: {text!r}")
+        raise ValueError(f"{name}: not a whole number: {text!r}") from None
+    if not 0 <= value <= MAX_COUNT:
+        raise ValueError(f"{name}: must be from 0 to {MAX_COUNT}: {text!r}")
+    return value
+
+
+def check_seconds(text: str, name: str) -> float:
+    """``text`` as a finite number of seconds above 0, at most a day; ValueError naming
+    ``name`` (``nan``, ``inf``, ``0`` and ``1e9`` are all refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{name}: not a number: {text!r}") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+        raise ValueError(f"{name}: must be above 0 and at most {MAX_SECONDS:g} s: {text!r}")
     return value
 
 
 class Sick:
-    """One hook's recent failures, and its quarantine when it is in one."""
+    """One hook's recent timeouts in one session, and its quarantine when it is in one."""
 
     __slots__ = ("cooldown_s", "failures", "last", "reason", "retrying", "until")
 
@@ -94,51 +145,81 @@ class Sick:
         self.cooldown_s = cooldown_s  # the next quarantine's length
         self.until = 0.0  # monotonic end of the quarantine; 0: not quarantined
         self.retrying = False  # the cool-down ended: the calls since run for real
-        self.last = ""  # the last failure, as the failure policy words it
-        self.reason = ""  # why it is quarantined: "after 5 failures in 60s"
+        self.last = ""  # the last timeout, as the failure policy words it
+        self.reason = ""  # why it is quarantined: "after 5 timeouts in 60s"
 
 
-class Health(dict[str, Sick]):
-    """The hooks of one registry that failed lately, by callback id (empty when all is well)."""
+class Health:
+    """The hooks that timed out lately, per (agent, session, callback id); empty when all
+    is well."""
 
     def __init__(self, policy: Quarantine | None = None) -> None:
-        super().__init__()
         self.policy = policy if policy is not None else Quarantine()
+        self._sick: collections.OrderedDict[Key, Sick] = collections.OrderedDict()
 
-    def refusal(self, callback_id: str, now: float | None = None) -> str | None:
-        """Why ``callback_id`` is not run now (``quarantined after ...``), or None."""
-        sick = self.get(callback_id)
+    def __bool__(self) -> bool:
+        return bool(self._sick)
+
+    def __len__(self) -> int:
+        return len(self._sick)
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter(self._sick)
+
+    def __getitem__(self, key: Key) -> Sick:
+        return self._sick[key]
+
+    def clear(self) -> None:
+        self._sick.clear()
+
+    def leash(self, key: Key, now: float | None = None) -> Sick | None:
+        """The record of ``key`` when its hook is quarantined in its session now (its
+        call gets :attr:`Quarantine.leash_s` to answer), else None."""
+        sick = self._sick.get(key)
         if sick is None or not sick.until:
             return None
         now = time.monotonic() if now is None else now
-        left_s = sick.until - now
-        if left_s <= 0:  # the cool-down is over: this call runs for real
+        if sick.until <= now:  # the cool-down is over: this call gets its full timeout
             sick.until, sick.retrying = 0.0, True
             return None
-        return f"quarantined {sick.reason} (last: {sick.last}); retried in {_seconds(left_s)}"
+        return sick
 
-    def failed(self, callback_id: str, last: str, now: float | None = None) -> Sick | None:
-        """Count one failure of ``callback_id`` (``last`` words it); its record when this
-        failure quarantines it."""
+    def refusal(self, sick: Sick, leash_s: float, now: float | None = None) -> str:
+        """Why a leashed call got no answer: ``quarantined after ...; full timeout again
+        in 25s``."""
+        now = time.monotonic() if now is None else now
+        left = _seconds(max(0.0, sick.until - now))
+        return (
+            f"quarantined {sick.reason} (last: {sick.last}): no answer within its "
+            f"{_seconds(leash_s)} leash; full timeout again in {left}"
+        )
+
+    def failed(self, key: Key, last: str, now: float | None = None) -> Sick | None:
+        """Count one timeout of ``key`` (``last`` words it); its record when this timeout
+        quarantines it."""
         policy = self.policy
         if policy.after <= 0:
             return None
         now = time.monotonic() if now is None else now
-        sick = self.get(callback_id)
+        sick = self._sick.get(key)
         if sick is None:
-            sick = self[callback_id] = Sick(policy.cooldown_s)
+            sick = self._sick[key] = Sick(policy.cooldown_s)
+            if len(self._sick) > MAX_RECORDS:
+                self._sick.popitem(last=False)
+        else:
+            self._sick.move_to_end(key)
         sick.last = last
         failures = sick.failures
         failures.append(now)
-        if sick.retrying:  # the retry after a cool-down failed: twice as long this time
+        if sick.retrying:  # the retry after a cool-down timed out: twice as long this time
             sick.cooldown_s = min(sick.cooldown_s * 2, policy.max_cooldown_s)
-            sick.reason = "again: its retry failed"
+            sick.reason = "again: its retry timed out"
             return self._quarantine(sick, now)
         while failures[0] <= now - policy.window_s:
             failures.popleft()
         if sick.until or len(failures) < policy.after:
             return None
-        sick.reason = f"after {len(failures)} failures in {policy.window_s:g}s"
+        sick.reason = f"after {len(failures)} timeouts in {policy.window_s:g}s"
         return self._quarantine(sick, now)
 
     @staticmethod
@@ -146,14 +227,20 @@ class Health(dict[str, Sick]):
         sick.until, sick.retrying = now + sick.cooldown_s, False
         return sick
 
-    def passed(self, callback_id: str) -> None:
-        """``callback_id`` answered: its failures are forgiven."""
-        self.pop(callback_id, None)
+    def passed(self, key: Key, now: float | None = None) -> None:
+        """``key``'s hook answered: its timeouts are forgiven, unless it is quarantined now
+        (an answer within the leash does not end the cool-down early)."""
+        sick = self._sick.get(key)
+        if sick is None:
+            return
+        if sick.until and sick.until > (time.monotonic() if now is None else now):
+            return
+        del self._sick[key]
 
-    def quarantined(self, now: float | None = None) -> dict[str, Sick]:
-        """The hooks quarantined now, by callback id."""
+    def quarantined(self, now: float | None = None) -> dict[Key, Sick]:
+        """The records quarantined now, by key."""
         now = time.monotonic() if now is None else now
-        return {cid: sick for cid, sick in self.items() if sick.until > now}
+        return {key: sick for key, sick in self._sick.items() if sick.until > now}
 
 
 def _seconds(value: float) -> str:

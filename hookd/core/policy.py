@@ -98,7 +98,7 @@ def _resolve(reg: Registration, outcome: Outcome) -> Answer:
 def describe(kind: str, message: str) -> str:
     """A failure in the words of a blocking reason: ``raised an exception: boom``.
 
-    A ``quarantined`` outcome's message says it all: ``quarantined after 5 failures ...``."""
+    A ``quarantined`` outcome's message says it all: ``quarantined after 5 timeouts ...``."""
     match kind.removeprefix("blocked:"):
         case "timeout":
             return f"timed out: {message}"

@@ -29,11 +29,11 @@ from types import MappingProxyType
 from typing import Any
 
 from hookd.agents import BLOCKING, SHIM, dialect
-from hookd.daemon import settings as claude_settings
-from hookd.daemon.settings import START_BUDGET_S, EventHooks, is_ours
+from hookd.daemon.entry_text import Shape
+from hookd.daemon.settings import START_BUDGET_S, EventHooks
 
 __all__ = [
-    "AGENT_CONFIGS", "OTHER_AGENTS", "AgentConfig", "AgentTarget", "entries", "merge", "strip",
+    "AGENT_CONFIGS", "OTHER_AGENTS", "AgentConfig", "AgentTarget", "entries",
 ]  # fmt: skip
 
 JsonObject = dict[str, Any]
@@ -69,6 +69,11 @@ class AgentConfig:
     flat: bool = False  # handlers straight in the event's list, the command under "bash"
     skeleton: Mapping[str, Any] = field(default_factory=dict)  # what a new file holds
     lenient: str = "open"  # the shim's mode on events whose failure blocks nothing
+    comments: bool = False  # the agent reads its file as JSON with comments
+
+    @property
+    def shape(self) -> Shape:
+        return Shape(flat=self.flat, comments=self.comments, skeleton=self.skeleton)
 
     def path(self, scope: str, project: Path) -> Path:
         return project.joinpath(*self.local) if scope == "local" else self.user()
@@ -84,6 +89,7 @@ AGENT_CONFIGS: Mapping[str, AgentConfig] = MappingProxyType(
             (".gemini", "settings.json"),
             lambda: Path.home() / ".gemini" / "settings.json",
             timeout=_ms,
+            comments=True,  # Gemini CLI strips comments before it parses
         ),
         # Copilot CLI denies the tool when a hook exits non-zero: failing open is exit 0.
         "copilot": AgentConfig(
@@ -99,6 +105,7 @@ AGENT_CONFIGS: Mapping[str, AgentConfig] = MappingProxyType(
             (".qwen", "settings.json"),
             lambda: Path.home() / ".qwen" / "settings.json",
             timeout=_qwen,
+            comments=True,
         ),
     }
 )
@@ -151,45 +158,3 @@ def entries(target: AgentTarget, events: Iterable[EventHooks]) -> dict[str, list
         handler = target.handler(theirs, e)
         out.setdefault(theirs, []).append(handler if target.config.flat else {"hooks": [handler]})
     return out
-
-
-def _ours_flat(handler: Any, key: str | None) -> bool:
-    if not isinstance(handler, dict):
-        return False
-    return is_ours({"type": handler.get("type"), "command": handler.get("bash")}, key)
-
-
-def strip(config: AgentConfig, value: JsonObject, key: str | None) -> int:
-    """Remove the module's entries (any module's when ``key`` is None) in place; how many went.
-
-    A list left empty by it goes too."""
-    if not config.flat:  # Claude Code's shape
-        return claude_settings.strip(value, key)
-    hooks = value.get("hooks")
-    if not isinstance(hooks, dict):
-        return 0
-    removed = 0
-    for event in list(hooks):
-        handlers = hooks[event]
-        if not isinstance(handlers, list):
-            continue
-        kept = [h for h in handlers if not _ours_flat(h, key)]
-        removed += len(handlers) - len(kept)
-        if kept or not handlers:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    return removed
-
-
-def merge(value: JsonObject, added: dict[str, list[JsonObject]]) -> None:
-    """Append ``added`` to the file's hooks (in place); a clear ``ValueError`` for a file whose
-    ``hooks`` is not what the agent reads."""
-    hooks = value.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise ValueError('"hooks" in the file is not an object')
-    for event, items in added.items():
-        current = hooks.setdefault(event, [])
-        if not isinstance(current, list):
-            raise ValueError(f'"hooks.{event}" in the file is not a list')
-        current.extend(items)

@@ -12,7 +12,6 @@ scope is refused (a shared file cannot name one machine's paths).
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import tomllib
@@ -21,19 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from hookd.agents import dialect
-from hookd.daemon.agent_config import AGENT_CONFIGS, AgentConfig, AgentTarget, entries, merge, strip
+from hookd.daemon.agent_config import AGENT_CONFIGS, AgentConfig, AgentTarget, entries
 from hookd.daemon.install import (
     InstallError,
-    backup_of,
+    check_writable,
     event_hooks,
     hookd_command,
     pick_port,
     read_settings,
     remember,
-    write_settings,
+    remember_exclude,
 )
 from hookd.daemon.paths import DaemonPaths, read_json, read_token, write_private
-from hookd.daemon.project import git_note, git_tracks
+from hookd.daemon.project import forget_exclude, git_ignore, git_tracks
+from hookd.daemon.settings_file import backup_of, take_back, write_entries
 
 __all__ = ["AgentInstalled", "agent_file", "install_agent", "uninstall_agent"]
 
@@ -56,14 +56,21 @@ def config_of(agent: str, scope: str) -> AgentConfig:
     return AGENT_CONFIGS[agent]
 
 
+def _within(scope: str, project: Path) -> Path | None:
+    """Where no folder on the way to the file may be a link (see ``Where.within``)."""
+    return project if scope == "local" else None
+
+
 def agent_file(agent: str, scope: str, project: Path) -> Path:
-    """``agent``'s hook file in ``scope``; a one-line error for a scope it cannot have."""
+    """``agent``'s hook file in ``scope``; a one-line error for a scope it cannot have, or for
+    a file (or its backup) hookd would write through a link."""
     path = config_of(agent, scope).path(scope, project)
     if scope == "local" and git_tracks(path):
         raise InstallError(
             f"{path}: git tracks it, and a local install writes this machine's paths into it; "
             f"use --scope user"
         )
+    check_writable(path, _within(scope, project))
     return path
 
 
@@ -86,10 +93,12 @@ def install_agent(
     added = entries(target, events)
     if not added:
         raise InstallError(f"{paths.module} has no hooks for an event {agent} sends")
-    _write(paths, config, path, chosen, added)
+    _write(paths, config, path, chosen, added, within=_within(scope, project))
     notes = [note] if note is not None else []
     if scope == "local":
-        said = git_note([path, backup_of(path)], f"{agent} hooks of this machine (hookd)")
+        said, exclude, lines = git_ignore([path, backup_of(path)], f"{agent} hooks of this "
+                                          "machine (hookd)")  # fmt: skip
+        remember_exclude(paths, path, exclude, lines)
         notes += [said] if said is not None else []
     trust = _trust(agent, scope, project)
     notes += [trust] if trust is not None else []
@@ -98,24 +107,21 @@ def install_agent(
 
 
 def _write(
-    paths: DaemonPaths, config: AgentConfig, path: Path, port: int, added: dict[str, Any]
+    paths: DaemonPaths,
+    config: AgentConfig,
+    path: Path,
+    port: int,
+    added: dict[str, Any],
+    *,
+    within: Path | None,
 ) -> None:
-    current = read_settings(path)
-    value = current if current is not None else dict(config.skeleton)
     made = _missing_dirs(path.parent)
+    files = (read_json(paths.record) or {}).get("settings")
+    first = files.get(str(path)) if isinstance(files, dict) else None
+    found = write_entries(path, config.shape, (paths.key,), added, secret=False, within=within,
+                          first=first if isinstance(first, dict) else None)  # fmt: skip
     extra = {"agent": config.agent, "made_dirs": [str(d) for d in made]}
-    remember(paths, path, port, created=current is None, had_hooks="hooks" in value, extra=extra)
-    try:
-        strip(config, value, paths.key)
-        merge(value, added)
-    except ValueError as exc:
-        raise InstallError(f"{path}: {exc}") from None
-    mode = path.stat().st_mode & 0o777 if current is not None else 0o644
-
-    def ours(v: dict[str, Any] | None) -> bool:
-        return v is not None and strip(config, copy.deepcopy(v), None) > 0
-
-    write_settings(path, value, mode=mode, ours=ours)
+    remember(paths, path, port, found, within=within, extra=extra)
 
 
 def _missing_dirs(folder: Path) -> list[Path]:
@@ -160,7 +166,7 @@ def _codex_trusts(config: Path, project: Path) -> bool:
 def _gemini_folder_trust() -> bool:
     """Whether folder trust is on in the user's Gemini settings (its default)."""
     try:
-        value = read_settings(Path.home() / ".gemini" / "settings.json") or {}
+        value = read_settings(Path.home() / ".gemini" / "settings.json", comments=True) or {}
     except InstallError:
         return True
     security = value.get("security")
@@ -180,8 +186,10 @@ def uninstall_agent(
     assert isinstance(files, dict)
     mine = files.pop(str(path), None)
     mine = mine if isinstance(mine, dict) else {}
-    value = read_settings(path)
-    removed = 0 if value is None else _take_back(config, path, value, paths.key, mine)
+    within = _within(scope, project)
+    removed, left = take_back(path, config.shape, (paths.key,), mine, within=within)
+    if not left:
+        forget_exclude(mine)
     for folder in mine.get("made_dirs") or ():
         try:
             os.rmdir(folder)
@@ -190,26 +198,6 @@ def uninstall_agent(
     if record:  # the next uninstall (another agent's, another scope's) reads what is left
         write_private(paths.record, _dumps({**record, "settings": files}))
     return path, removed, sorted(files)
-
-
-def _take_back(
-    config: AgentConfig, path: Path, value: dict[str, Any], key: str, mine: dict[str, Any]
-) -> int:
-    removed = strip(config, value, key)
-    if value.get("hooks") == {} and mine.get("had_hooks") is False:
-        del value["hooks"]
-    if not removed:
-        return 0
-    left = strip(config, copy.deepcopy(value), None) > 0
-    if mine.get("created_file") is True and value == dict(config.skeleton):
-        os.unlink(path)
-    else:
-        mode = mine.get("mode")
-        kept = mode if isinstance(mode, int) and not left else path.stat().st_mode & 0o777
-        write_private(path, _dumps(value), kept)
-    if not left:
-        backup_of(path).unlink(missing_ok=True)
-    return removed
 
 
 def _dumps(value: dict[str, Any]) -> bytes:

@@ -8,8 +8,9 @@ is posted to it with a fresh challenge, and the answer is used only when it carr
 daemon's proof again (the port may have changed hands in between). Anything else (other words,
 ``--help``, no daemon) returns None before the input is posted, as do a 401 and an answer
 without the proof after it (never used), and the full command decides again from the beginning,
-reading the same input (it is handed back as stdin). Another answer than 200 is reported here as
-the full command would report it; an input is never posted twice to a daemon that answered.
+reading the same input (it is handed back as stdin). Another answer than 200, and an answer that
+is not whole within ``--deadline`` (cut short, stalled, dripping), are reported here as the full
+command would report them; an input is never posted twice to a daemon that answered.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 from _operator import _compare_digest
 
 from hookd.blocking import BLOCKING_EVENTS
-from hookd.daemon.client import HOOK_TIMEOUT_S, Reply, Unreachable, request
+from hookd.daemon.client import CALL_DEADLINE_S, Incomplete, Reply, Unreachable, request
 from hookd.daemon.fastup import quick_up
 from hookd.daemon.where import (
     HOST,
@@ -45,7 +46,7 @@ def quick_call(words: list[str]) -> int | None:
     got = _read_words(words)
     if got is None:
         return None
-    event, hooks, port, token_env, fail_open = got
+    event, hooks, port, token_env, fail_open, deadline_s = got
     up = [hooks, "--port", port, "--quiet", *(["--token-env"] if token_env else [])]
     dirs = _dirs(hooks)
     token = _token(dirs, token_env)
@@ -53,7 +54,10 @@ def quick_call(words: list[str]) -> int | None:
     if dirs is None or not token or quick_up(up) != 0:
         _hand_over(body)
         return None
-    reply = _post(event, int(port), token, body, dirs)
+    try:
+        reply = _post(event, int(port), token, body, dirs, deadline_s=deadline_s)
+    except Incomplete as exc:  # posted, and no whole answer in time: never posted again
+        return shim_failure(event, fail_open, str(exc))
     if reply is None or reply.status == 401:  # gone, another token, not proven: the full command
         _hand_over(body)
         return None
@@ -65,15 +69,20 @@ def quick_call(words: list[str]) -> int | None:
     return shim_failure(event, fail_open, f"the daemon answered HTTP {reply.status}: {detail}")
 
 
-def _post(event: str, port: int, token: str, body: bytes, dirs: tuple[str, str]) -> Reply | None:
-    """The daemon's answer; None when nothing answers or the answer lacks the daemon's proof."""
+def _post(
+    event: str, port: int, token: str, body: bytes, dirs: tuple[str, str], *, deadline_s: float
+) -> Reply | None:
+    """The daemon's answer; None when nothing answers or the answer lacks the daemon's proof.
+    :class:`Incomplete` when the answer began but did not arrive whole within ``deadline_s``."""
     recording = os.environ.get(RECORD_ID_ENV)
     nonce = os.urandom(16).hex()
     try:
         reply = request(
             HOST, port, "POST", f"/hook/{event}", token=token, body=body, challenge=nonce,
-            timeout_s=HOOK_TIMEOUT_S, headers=((RECORD_HEADER, recording),) if recording else (),
+            timeout_s=deadline_s, headers=((RECORD_HEADER, recording),) if recording else (),
         )  # fmt: skip
+    except Incomplete:
+        raise
     except Unreachable:
         return None
     return reply if _proven(reply, nonce, port, dirs) else None
@@ -89,17 +98,21 @@ def _proven(reply: Reply, nonce: str, port: int, dirs: tuple[str, str]) -> bool:
     return bool(_compare_digest(reply.proof, proof(secret, nonce, pid, port).encode()))
 
 
-def _read_words(words: list[str]) -> tuple[str, str, str, bool, bool] | None:
-    """EVENT, HOOKS, PORT, --token-env, --fail-open from the words ``hookd install`` writes."""
+def _read_words(words: list[str]) -> tuple[str, str, str, bool, bool, float] | None:
+    """EVENT, HOOKS, PORT, --token-env, --fail-open, --deadline from the words ``hookd
+    install`` writes."""
     if not words or words[0].startswith("-"):
         return None
     event, hooks, port, token_env, fail_open = words[0], "", "", False, False
+    deadline_s: float | None = CALL_DEADLINE_S
     rest = iter(words[1:])
     for word in rest:
         if word == "--hooks":
             hooks = next(rest, "")
         elif word == "--port":
             port = next(rest, "")
+        elif word == "--deadline":
+            deadline_s = _seconds(next(rest, ""))
         elif word == "--token-env":
             token_env = True
         elif word == "--fail-open":
@@ -108,7 +121,16 @@ def _read_words(words: list[str]) -> tuple[str, str, str, bool, bool] | None:
             return None
     if not (hooks and port.isascii() and port.isdigit() and event.isidentifier()):
         return None
-    return event, hooks, port, token_env, fail_open
+    return None if deadline_s is None else (event, hooks, port, token_env, fail_open, deadline_s)
+
+
+def _seconds(text: str) -> float | None:
+    """A positive number of seconds, else None (the full parser then says what is wrong)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0 < value < 1e9 else None
 
 
 def _dirs(hooks: str) -> tuple[str, str] | None:

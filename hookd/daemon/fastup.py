@@ -8,9 +8,10 @@ the ready file and the token found through :mod:`hookd.daemon.where`, and the
 daemon asked ``GET /status`` on the port named, with a fresh random challenge.
 It is the module's daemon when the answer is 200, starts with the pid its ready
 file starts with (the daemon writes both so; the full probe parses them as
-JSON), and carries the proof of the challenge under the module's proof key
-(:func:`hookd.daemon.where.proof`; a program that merely holds the port cannot
-make it). Anything else
+JSON; a file whose pid is not the process that started when the file says is
+stale, and its port is not asked), and carries the proof of the challenge under
+the module's proof key (:func:`hookd.daemon.where.proof`; a program that merely
+holds the port cannot make it). Anything else
 (other words, ``--help``, no daemon, another port or token, a platform without
 the usual XDG directories, a file in another shape) returns None, and the full
 command (argparse, the start lock, the start) decides again from the beginning.
@@ -36,6 +37,7 @@ from hookd.daemon.where import (
     module_key,
     proof,
     ready_file,
+    stale_ready,
     state_dir,
     token_file,
     xdg_dirs,
@@ -71,8 +73,9 @@ def quick_up(words: list[str]) -> int | None:
     else:
         token = _read(token_file(own)).decode(errors="replace").strip()
     secret = _read(key_file(own)).strip()
-    pid = leading_pid(_read(ready_file(run, key)))
-    if not token or not secret or pid is None:
+    ready = _read(ready_file(run, key))
+    pid = leading_pid(ready)
+    if not token or not secret or pid is None or stale_ready(ready, pid):
         return None
     nonce = os.urandom(16).hex()
     try:
@@ -105,8 +108,8 @@ def _read_words(words: list[str]) -> _Words | None:
                 return None
             got.port = int(value)
         elif word == "--idle-exit":
-            if not _is_float(next(rest, "")):
-                return None
+            if not _is_idle_exit(next(rest, "")):
+                return None  # the full command says why
         elif word.startswith("-") or got.hooks:
             return None
         else:
@@ -114,12 +117,11 @@ def _read_words(words: list[str]) -> _Words | None:
     return got if got.hooks and 0 < got.port < 65536 else None
 
 
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+def _is_idle_exit(text: str) -> bool:
+    """Whether ``--idle-exit`` would take ``text`` (the full command's bound)."""
+    from hookd.bounds import IDLE_SECONDS
+
+    return IDLE_SECONDS.accepts(text)
 
 
 def _read(path: str) -> bytes:

@@ -10,47 +10,43 @@ object and the file's mode, so ``uninstall`` takes back exactly what was added.
 
 from __future__ import annotations
 
-import copy
 import json
-import os
 import shlex
-import shutil
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hookd.daemon import settings as entries_mod
+from hookd.daemon.entry_text import CLAUDE, InstallError, Shape, parse, readable
 from hookd.daemon.lifecycle import default_port
 from hookd.daemon.paths import DaemonPaths, port_field, read_json, read_token, write_private
 from hookd.daemon.ports import claimed_ports
 from hookd.daemon.probe import probe
+from hookd.daemon.project import forget_exclude
 from hookd.daemon.settings import COMMAND_EVENTS, ROUTED_EVENTS, EventHooks, Target
+from hookd.daemon.settings_file import Found, backup_of, check_file, take_back, write_entries
 from hookd.daemon.where import HOST, module_key
-from hookd.errors import HookdError
+from hookd.nofollow import LinkError, check_target
 
 __all__ = [
     "InstallError",
     "Scope",
     "backup_of",
+    "check_writable",
     "hookd_command",
     "install",
     "pick_port",
     "read_settings",
     "remember",
+    "remember_exclude",
     "settings_file",
     "uninstall",
-    "write_settings",
 ]
 
 SCOPES = ("local", "project", "user")
 Scope = str
 PORT_TRIES = 50
-
-
-class InstallError(HookdError):
-    """A settings file or module that cannot be installed; the message says why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +68,12 @@ class Where:
     @property
     def path(self) -> Path:
         return settings_file(self.scope, self.root)
+
+    @property
+    def within(self) -> Path | None:
+        """Where no folder on the way to the file may be a link: the project (user scope:
+        none, ``~/.claude`` may be a link to the user's dotfiles)."""
+        return None if self.scope == "user" else self.root
 
     @property
     def shared(self) -> bool:
@@ -154,10 +156,6 @@ def event_hooks(module: Path, *, route_all: bool) -> tuple[list[EventHooks], lis
     ]
 
 
-def backup_of(path: Path) -> Path:
-    return path.with_name(path.name + ".hookd.bak")
-
-
 def pick_port(paths: DaemonPaths, wanted: int | None) -> tuple[int, str | None]:
     """``wanted``, the port of an earlier install, or the first free one from the default;
     a port another module owns is skipped, and the note says so."""
@@ -190,46 +188,32 @@ def _free(port: int) -> bool:
     return True
 
 
-def read_settings(path: Path) -> dict[str, Any] | None:
+def read_settings(path: Path, *, comments: bool = False) -> dict[str, Any] | None:
     """The settings object, None if the file does not exist; a clear error if it is broken."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise InstallError(f"{path}: {exc.strerror}") from None
+        raise InstallError(f"{path}: {exc.strerror or exc}") from None
+    return readable(parse(data, path, Shape(comments=comments)))
+
+
+def check_writable(path: Path, within: Path | None) -> None:
+    """Refuse (one line, :class:`InstallError`) a settings file hookd may not write: a link it
+    may not follow (:mod:`hookd.userfile`), a read-only file, a ``.hookd.bak`` that is a link,
+    a folder between ``within`` and them that is a link, a folder others may write, and the
+    git ``info/exclude`` that would list them. Checked before anything is written, so a
+    refused install writes nothing anywhere."""
+    from hookd.daemon.project import exclude_file
+
+    check_file(path, within)
     try:
-        value = json.loads(text) if text.strip() else {}
-    except ValueError as exc:
-        raise InstallError(f"{path}: not valid JSON ({exc}); fix it or move it away") from None
-    if not isinstance(value, dict):
-        raise InstallError(f"{path}: the settings file must hold a JSON object")
-    return value
-
-
-def write_settings(
-    path: Path,
-    value: dict[str, Any],
-    *,
-    mode: int,
-    ours: Callable[[dict[str, Any] | None], bool] | None = None,
-) -> None:
-    """Write atomically; the first time hookd writes its entries, keep the file as it was.
-
-    The backup is made only from a file without hookd entries (``ours`` tells, by default
-    Claude Code's shape: so it holds no token), and never replaced: it is the user's own
-    version.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    backup = backup_of(path)
-    has_entries = ours or _has_entries
-    if path.exists() and not backup.exists() and not has_entries(read_settings(path)):
-        shutil.copy2(path, backup)
-    write_private(path, (json.dumps(value, indent=2) + "\n").encode(), mode)
-
-
-def _has_entries(value: dict[str, Any] | None) -> bool:
-    return value is not None and entries_mod.strip(copy.deepcopy(value), None) > 0
+        exclude = exclude_file(path.parent, within)
+        if exclude is not None:
+            check_target(exclude, within=within)
+    except LinkError as exc:
+        raise InstallError(str(exc)) from None
 
 
 def _target(paths: DaemonPaths, where: Where, port: int, fail_open: bool) -> Target:
@@ -244,48 +228,66 @@ def _target(paths: DaemonPaths, where: Where, port: int, fail_open: bool) -> Tar
 def install(paths: DaemonPaths, where: Where, *, port: int | None, fail_open: bool) -> Installed:
     """Write the module's entries into ``where``'s settings file."""
     path = where.path
+    check_writable(path, where.within)
     events, handled = event_hooks(paths.module, route_all=not where.shared)
     chosen, note = pick_port(paths, port)
     target = _target(paths, where, chosen, fail_open)
-    current = read_settings(path)
-    value = current if current is not None else {}
-    mode = _mode(path, secret=target.token is not None)
-    remember(paths, path, chosen, created=current is None, had_hooks="hooks" in value)
-    try:
-        entries_mod.strip(value, paths.key)  # entries of an earlier install in another shape
-        entries_mod.merge(value, target.key, entries_mod.entries(target, events))
-    except ValueError as exc:
-        raise InstallError(f"{path}: {exc}") from None
-    write_settings(path, value, mode=mode)
+    added = entries_mod.entries(target, events)
+    keys = (paths.key, target.key)  # an earlier install's entries in another shape too
+    first = _recorded(paths, path)
+    found = write_entries(path, CLAUDE, keys, added, secret=target.token is not None,
+                          within=where.within, first=first)  # fmt: skip
+    remember(paths, path, chosen, found, within=where.within)
     return Installed(path, handled, chosen, target.token is not None, note)
 
 
-def _mode(path: Path, *, secret: bool) -> int:
-    """The file's mode, narrowed to 0600 when it will hold the token."""
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644
-    return mode & 0o600 if secret else mode
+def _recorded(paths: DaemonPaths, path: Path) -> dict[str, Any] | None:
+    """What the install record says of ``path``."""
+    files = (read_json(paths.record) or {}).get("settings")
+    mine = files.get(str(path)) if isinstance(files, dict) else None
+    return mine if isinstance(mine, dict) else None
 
 
 def remember(
     paths: DaemonPaths,
     path: Path,
     port: int,
+    found: Found,
     *,
-    created: bool,
-    had_hooks: bool,
+    within: Path | None,
     extra: dict[str, Any] | None = None,
 ) -> None:
-    """Note in the install record what the first install into ``path`` found there."""
+    """Note in the install record what the first install into ``path`` found there (kept by
+    later installs), and what uninstall should leave of the file written now."""
     record = read_json(paths.record) or {}
     files = record.get("settings")
     files = dict(files) if isinstance(files, dict) else {}
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
-    found = {"created_file": created, "had_hooks": had_hooks, "mode": mode, **(extra or {})}
-    files.setdefault(str(path), found)
-    record = {"module": str(paths.module), "port": port, "settings": files}
+    first = {"created_file": found.created, "had_hooks": found.had_hooks, "mode": found.mode}
+    mine = files.get(str(path))
+    mine = dict(mine) if isinstance(mine, dict) else {**first, **(extra or {})}
+    mine["restore"] = found.restore
+    mine["within"] = str(within) if within is not None else None
+    files[str(path)] = mine
+    record = {**record, "module": str(paths.module), "port": port, "settings": files}
+    write_private(paths.record, json.dumps(record, indent=2).encode())
+
+
+def remember_exclude(
+    paths: DaemonPaths, path: Path, exclude: Path | None, lines: list[str]
+) -> None:
+    """Note the lines install added to git's exclude file for ``path`` (uninstall takes them
+    back out)."""
+    if exclude is None or not lines:
+        return
+    record = read_json(paths.record) or {}
+    files = record.get("settings")
+    mine = files.get(str(path)) if isinstance(files, dict) else None
+    if not isinstance(files, dict) or not isinstance(mine, dict):
+        return
+    noted = mine.get("exclude") if isinstance(mine.get("exclude"), dict) else {}
+    assert isinstance(noted, dict)
+    before = [x for x in noted.get("lines") or () if isinstance(x, str)]
+    mine["exclude"] = {"file": str(exclude), "lines": before + lines}
     write_private(paths.record, json.dumps(record, indent=2).encode())
 
 
@@ -297,30 +299,11 @@ def uninstall(paths: DaemonPaths, where: Where) -> tuple[int, list[str]]:
     files = record.get("settings") if isinstance(record.get("settings"), dict) else {}
     assert isinstance(files, dict)
     mine = files.pop(str(path), None)
-    value = read_settings(path)
+    mine = mine if isinstance(mine, dict) else {}
     keys = (where.key(paths), paths.key)
-    removed = 0 if value is None else _take_back(path, value, keys, mine)
+    removed, left = take_back(path, CLAUDE, keys, mine, within=where.within)
+    if not left:
+        forget_exclude(mine)
     if record:  # the next uninstall (another agent's, another scope's) reads what is left
         write_private(paths.record, json.dumps({**record, "settings": files}, indent=2).encode())
     return removed, sorted(files)
-
-
-def _take_back(path: Path, value: dict[str, Any], keys: tuple[str, ...], mine: object) -> int:
-    """Strip the entries marked with ``keys``; restore what install changed around them."""
-    removed = sum(entries_mod.strip(value, key) for key in dict.fromkeys(keys))
-    created = isinstance(mine, dict) and mine.get("created_file") is True
-    had_hooks = not isinstance(mine, dict) or mine.get("had_hooks") is True
-    if value.get("hooks") == {} and not had_hooks:
-        del value["hooks"]
-    if not removed:
-        return 0
-    left = _has_entries(value)
-    if value == {} and created:
-        os.unlink(path)
-    else:
-        mode = mine.get("mode") if isinstance(mine, dict) else None
-        restored = mode if isinstance(mode, int) and not left else path.stat().st_mode & 0o777
-        write_private(path, (json.dumps(value, indent=2) + "\n").encode(), restored)
-    if not left:
-        backup_of(path).unlink(missing_ok=True)
-    return removed

@@ -54,6 +54,7 @@ STOP_TIMEOUT_S = 5.0
 POLL_S = 0.01
 LOG_ROTATE_BYTES = 10 * 1024 * 1024
 PORT_BASE, PORT_SPAN = 20000, 10000
+SETTLE_TRIES, SETTLE_S = 5, 0.05
 
 
 class DaemonError(HookdError):
@@ -116,7 +117,7 @@ def default_port(paths: DaemonPaths) -> int:
 @contextlib.contextmanager
 def _start_lock(paths: DaemonPaths) -> Iterator[None]:
     """One ``hookd up`` at a time per module (sessions often start together)."""
-    fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)  # never via a link
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
@@ -153,7 +154,10 @@ def ensure_up(paths: DaemonPaths, options: StartOptions) -> tuple[Running, bool]
         _check_port_free(options.port)
         if not options.token_from_env:
             options.token = _rotate(paths)
-        return _start(paths, options), True
+        running = _start(paths, options)
+        if not options.token_from_env:
+            _settle(paths, options.token)
+        return running, True
 
 
 def _rotate(paths: DaemonPaths) -> str:
@@ -162,6 +166,19 @@ def _rotate(paths: DaemonPaths) -> str:
     token = rotate_token(paths)
     rewrite_settings(paths, token)
     return token
+
+
+def _settle(paths: DaemonPaths, token: str) -> None:
+    """Check the settings files again once the daemon answers: a program that rewrote one
+    from what it had read before the new token was written (the CLI saving a permission
+    rule) put the old token back, and every http hook would be refused. Each fix is checked
+    again a moment later, a few times at most."""
+    from hookd.daemon.rotation import rewrite_settings
+
+    for _ in range(SETTLE_TRIES):
+        if not rewrite_settings(paths, token, quiet=True):
+            return
+        time.sleep(SETTLE_S)
 
 
 def _check_port_free(port: int) -> None:
@@ -215,7 +232,7 @@ def _start(paths: DaemonPaths, options: StartOptions) -> Running:
     env = {k: v for k, v in os.environ.items() if k not in (RECORD_ENV, RECORD_ID_ENV)}
     if options.token_from_env:
         env["HOOKD_TOKEN"] = options.token
-    log_fd = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    log_fd = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
     try:
         proc = subprocess.Popen(
             serve_argv(paths, options),

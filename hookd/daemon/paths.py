@@ -183,12 +183,30 @@ def _own_dirs(directory: Path, top: Path) -> None:
         directory = directory.parent
 
 
-def forget(paths: DaemonPaths) -> None:
-    """Remove the module's lasting files (token, log, install record) and its start lock."""
+def forget(paths: DaemonPaths, *, keep_decisions: bool = False) -> None:
+    """Remove the module's lasting files (token, proof key, log, install record) and its start
+    lock; with ``keep_decisions``, its decision log stays (the store, its WAL and the damaged
+    copies set aside): the history ``hookd log`` and ``hookd whatif`` read."""
     import shutil
 
-    shutil.rmtree(paths.state_dir, ignore_errors=True)
+    if not keep_decisions:
+        shutil.rmtree(paths.state_dir, ignore_errors=True)
+    else:
+        for entry in _entries(paths.state_dir):
+            if entry.name.startswith(STORE_NAME):
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
     paths.lock.unlink(missing_ok=True)
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []
 
 
 def known_daemons() -> list[Path]:

@@ -1,8 +1,9 @@
 """Find the daemon of one hooks module, and tell it from another program on its port.
 
-A daemon is the module's only when its ready file names it (pid and port) and
-it answers a fresh random challenge with :func:`~hookd.daemon.where.proof`
-under the module's proof key, a file only this user's processes can read and
+A daemon is the module's only when its ready file names it (pid and port; the
+pid still the process that started at the time the file gives) and it answers a
+fresh random challenge with :func:`~hookd.daemon.where.proof` under the module's
+proof key, a file only this user's processes can read and
 that never travels on the wire. Anything else on the port is a stranger.
 Standard library only, as :mod:`hookd.daemon.lifecycle`.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from hookd.daemon.client import Reply, Unreachable, get_json
 from hookd.daemon.paths import DaemonPaths, read_json, read_key
-from hookd.daemon.where import HOST, proof
+from hookd.daemon.where import HOST, proof, stale_ready
 
 __all__ = ["Running", "alive", "challenge", "is_ours", "probe", "proven", "read_ready", "ready_pid"]
 
@@ -65,6 +66,8 @@ def probe(paths: DaemonPaths, token: str) -> Running | str | None:
     if ready is None:
         return None
     pid, port = ready
+    if stale_ready(_read_bytes(paths.ready), pid):
+        return None  # its daemon is gone: the port may be anyone's, and is sent nothing
     nonce = challenge()
     try:
         reply = get_json(HOST, port, "/status", token, challenge=nonce)
@@ -75,6 +78,13 @@ def probe(paths: DaemonPaths, token: str) -> Running | str | None:
         if isinstance(status, dict) and status.get("pid") == pid:
             return Running(pid, port, status)
     return "token" if is_ours(paths, pid) else None
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
 
 
 def is_ours(paths: DaemonPaths, pid: int) -> bool:

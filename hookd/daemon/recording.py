@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookd.bounds import PORT
 from hookd.daemon.client import Reply, Unreachable, request
 from hookd.daemon.install import InstallError, read_settings, settings_file
 from hookd.daemon.lifecycle import DaemonError, StartOptions, daemon_port, ensure_up
@@ -83,8 +84,8 @@ def _shim(handler: object, project: Path) -> Installed | None:
         return None
     hooks = words[words.index("--hooks") + 1]
     port = words[words.index("--port") + 1] if "--port" in words else None  # project scope: none
-    if port is not None and not port.isdigit():
-        return None
+    if port is not None and not PORT.accepts(port):
+        return None  # not a shim install wrote ('²' is a digit to isdigit, not to int)
     given = None if port is None else int(port)
     return Installed(str(Path(hooks).expanduser()), given, "--token-env" in words)
 

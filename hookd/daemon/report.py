@@ -75,14 +75,16 @@ def render(status: dict[str, Any], port: int) -> str:
 
 
 def _quarantined(status: dict[str, Any]) -> list[str]:
-    """One line per hook quarantined now: until when, and why."""
+    """One line per hook quarantined now: in how many sessions, until when, and why."""
     lines = []
     for h in status.get("hooks") or []:
         until = h.get("quarantined_until")
         if isinstance(until, int | float):
+            n = h.get("quarantined_sessions", 1)
             lines.append(
-                f"  quarantined: {h.get('name')} ({h.get('callback_id')}) until "
-                f"{_when(until)}, {h.get('quarantine_reason')}"
+                f"  quarantined: {h.get('name')} ({h.get('callback_id')}) in {n} "
+                f"session{'' if n == 1 else 's'} until {_when(until)}, "
+                f"{h.get('quarantine_reason')}"
             )
     return lines
 
@@ -104,8 +106,15 @@ def _decisions(status: dict[str, Any]) -> list[str]:
         lines.append(f"  shadow decisions: {_counts(status.get('shadow_decisions'))}")
     store = status.get("decision_log") or {}
     if store.get("error"):
+        held = _mib(store.get("waiting_bytes", 0))
         lines.append(
-            f"  decision log: {store['error']} ({store.get('waiting', 0)} waiting, "
+            f"  decision log: {store['error']} ({store.get('waiting', 0)} waiting, {held}, "
             f"{store.get('dropped', 0)} dropped)"
         )
+    elif store.get("dropped"):
+        lines.append(f"  decision log: {store['dropped']} records dropped while it was unusable")
     return lines
+
+
+def _mib(n: object) -> str:
+    return f"{n / 2**20:.1f} MiB" if isinstance(n, int | float) else "? MiB"

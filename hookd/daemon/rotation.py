@@ -7,62 +7,63 @@ token literally, so the module's own http handlers there get the new one; the
 CLI watches its settings files and uses them from its next hook on. Project
 scope writes no token into its file (its ``hookd call`` shims read the token
 file themselves), and a handler that sends ``$HOOKD_TOKEN`` is left alone: that
-token is the user's to change. Nothing else in the files is touched.
+token is the user's to change. Nothing else in the files is touched: the token is
+edited in the file's text (:mod:`hookd.daemon.entry_text`), and the file replaced only
+while it still holds what was read (:mod:`hookd.userfile`), so a rule the CLI saves
+meanwhile is kept. Once the daemon answers, the files are checked again
+(:func:`hookd.daemon.lifecycle.ensure_up`): a program that wrote back what it had read
+before the new token was there is corrected.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
-from hookd.daemon.paths import DaemonPaths, read_json, write_private
-from hookd.daemon.settings import is_ours
+from hookd.daemon.paths import DaemonPaths, read_json
 
 __all__ = ["rewrite_settings"]
 
 
-def rewrite_settings(paths: DaemonPaths, token: str) -> None:
-    """Put ``token`` in the module's literal-token handlers of each installed settings file."""
+def rewrite_settings(paths: DaemonPaths, token: str, *, quiet: bool = False) -> bool:
+    """Put ``token`` in the module's literal-token handlers of each installed settings file;
+    whether any file had to be written. A file that cannot be written is said in one line
+    (``quiet``: not)."""
     files = (read_json(paths.record) or {}).get("settings")
-    for name in files if isinstance(files, dict) else ():
+    wrote = False
+    for name, mine in files.items() if isinstance(files, dict) else ():
+        if isinstance(mine, dict) and mine.get("agent"):
+            continue  # an agent's hook file holds the token file's path, never the token
         path = Path(name)
         try:
-            _rewrite(path, paths.key, token)
+            wrote |= _rewrite(path, paths.key, token, _within(path, mine))
         except (OSError, ValueError) as exc:
-            print(f"hookd: warning: {path}: cannot write the new token: {exc}", file=sys.stderr)
+            if not quiet:
+                print(f"hookd: warning: {path}: cannot write the new token: {exc}", file=sys.stderr)
+    return wrote
 
 
-def _rewrite(path: Path, key: str, token: str) -> None:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return
-    value = json.loads(raw)
-    if not isinstance(value, dict) or not _replace(value, key, token):
-        return
-    mode = path.stat().st_mode & 0o777
-    write_private(path, (json.dumps(value, indent=2) + "\n").encode(), mode)
+def _within(path: Path, mine: object) -> Path | None:
+    """Where the install said no link may lead out of (a record from before it said so: the
+    folder above the settings folder, the project for ``.claude/settings.local.json``)."""
+    if isinstance(mine, dict) and "within" in mine:
+        within = mine["within"]
+        return Path(within) if isinstance(within, str) else None
+    return path.parent.parent
 
 
-def _replace(settings: dict[str, Any], key: str, token: str) -> bool:
-    changed = False
-    hooks = settings.get("hooks")
-    for groups in hooks.values() if isinstance(hooks, dict) else ():
-        for group in groups if isinstance(groups, list) else ():
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            for handler in handlers if isinstance(handlers, list) else ():
-                changed |= _new_header(handler, key, token)
-    return changed
+def _rewrite(path: Path, key: str, token: str, within: Path | None) -> bool:
+    """Edit the token in the file's text, and nothing else (:mod:`hookd.userfile`: a link of
+    the user's is written through, a change another program makes meanwhile is kept)."""
+    from hookd.daemon.entry_text import CLAUDE, parse, set_token
+    from hookd.userfile import Seen, update
 
+    def edit(seen: Seen) -> tuple[bytes, int] | None:
+        if seen.data is None:
+            return None
+        doc = parse(seen.data, path, CLAUDE)
+        if not set_token(doc, key, token):
+            return None
+        return doc.encode(), seen.mode if seen.mode is not None else 0o600
 
-def _new_header(handler: Any, key: str, token: str) -> bool:
-    if not is_ours(handler, key) or handler.get("type") != "http":
-        return False
-    headers = handler.get("headers")
-    current = headers.get("Authorization") if isinstance(headers, dict) else None
-    if not isinstance(current, str) or "$" in current or current == f"Bearer {token}":
-        return False
-    headers["Authorization"] = f"Bearer {token}"
-    return True
+    return update(path, edit, within=within)

@@ -120,10 +120,13 @@ class Target:
     def url(self, event: str) -> str:
         return f"http://127.0.0.1:{self.port}/hook/{event}?hookd={self.key}"
 
-    def command(self, *words: str) -> str:
+    def command(self, *words: str, pinned: Sequence[str] = ()) -> str:
+        """The command line; ``pinned`` words follow the port, and only where hookd is named
+        by its path (local and user scope): an older ``hookd`` on a teammate's PATH reads
+        project-scope commands too."""
         argv = [*self.hookd, *words]
         if self.port is not None:
-            argv += ["--port", str(self.port)]
+            argv += ["--port", str(self.port), *pinned]
         line = " ".join(self.module if w == MODULE else shlex.quote(w) for w in argv)
         return f"{line} #hookd={self.key}"
 
@@ -136,8 +139,10 @@ class Target:
         words = ["call", e.event, "--hooks", MODULE]
         if not blocks and (portable or e.event in _BLOCKING_SHIMS):
             words.append("--fail-open")
-        out = {"type": "command", "command": self.command(*words),
-               "timeout": e.budget_s + START_BUDGET_S}  # fmt: skip
+        # the whole answer within the event's budget: a daemon that stalls is a failure
+        # before the CLI's own timeout (which would let the action go on)
+        command = self.command(*words, pinned=("--deadline", str(e.budget_s)))
+        out = {"type": "command", "command": command, "timeout": e.budget_s + START_BUDGET_S}
         if portable and blocks:  # a shim that cannot run (no `hookd` on PATH) blocks too
             out["onFailure"] = "block"
         return out

@@ -23,12 +23,15 @@ __all__ = [
     "PROOF_HEADER",
     "RECORD_HEADER",
     "RECORD_ID_ENV",
+    "START_FIELD",
     "TOKEN_ENV",
     "key_file",
     "leading_pid",
     "module_key",
     "proof",
     "ready_file",
+    "stale_ready",
+    "start_ticks",
     "state_dir",
     "token_file",
     "xdg_dirs",
@@ -48,6 +51,8 @@ MIN_TOKEN_CHARS = 16
 #: A random nonce the client sends; the daemon answers :func:`proof` of it.
 CHALLENGE_HEADER = "X-Hookd-Challenge"
 PROOF_HEADER = "X-Hookd-Proof"
+#: The ready file's field for when the daemon started: field 22 of ``/proc/PID/stat``.
+START_FIELD = "start_ticks"
 _BLOCK = 64
 
 
@@ -151,3 +156,28 @@ def leading_pid(data: bytes) -> int | None:
         return None
     digits = head[7:].lstrip(b" ").partition(b",")[0]
     return int(digits) if digits.isdigit() and len(digits) < 11 else None
+
+
+def start_ticks(pid: int) -> int | None:
+    """When ``pid`` started, in clock ticks after boot (field 22 of ``/proc/PID/stat``); None
+    when it does not run (a zombie has exited: its sockets are closed) or there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()  # after the name, which may hold ") "
+    except (OSError, IndexError):
+        return None
+    if len(fields) < 20 or fields[0] in (b"Z", b"X") or not fields[19].isdigit():
+        return None
+    return int(fields[19])
+
+
+def stale_ready(data: bytes, pid: int) -> bool:
+    """Whether the ready file ``data``, naming ``pid``, outlived its daemon: it gives a start
+    time, and ``pid`` is not a live process that started then (the daemon was killed without
+    cleaning up; the pid may be another program's now). Nothing is to be sent to its port.
+    A file without a start time (no /proc, or an older hookd) is left to the proof."""
+    _, found, rest = data.partition(f'"{START_FIELD}":'.encode())
+    digits = rest.lstrip(b" ").partition(b",")[0].partition(b"}")[0].strip()
+    if not found or not digits.isdigit() or len(digits) > 19:
+        return False
+    return start_ticks(pid) != int(digits)

@@ -14,6 +14,7 @@ A file that is not a database is never deleted: :func:`move_aside` renames it
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -77,8 +78,16 @@ class StoreError(HookdError):
 
 
 def classify(exc: sqlite3.Error, path: str) -> StoreError:
-    """A sqlite3 error as a :class:`StoreError` of the right kind, in one line."""
+    """A sqlite3 error as a :class:`StoreError` of the right kind, in one line: a full disk
+    and an I/O error say so (with SQLite's own name for the error)."""
     text = str(exc)
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    if name == "SQLITE_FULL" or "disk is full" in text:
+        return StoreError("unusable", f"{path}: disk full: the decision store cannot grow ({text})")
+    if name.startswith("SQLITE_IOERR") or "disk I/O error" in text:
+        return StoreError(
+            "unusable", f"{path}: I/O error writing the decision store ({name or text})"
+        )
     if "locked" in text or "busy" in text:
         return StoreError("locked", f"{path}: the decision store is locked by another process")
     if isinstance(exc, sqlite3.OperationalError) and "not a database" not in text:
@@ -98,8 +107,8 @@ def move_aside(path: str) -> str:
 
 
 def _connect(path: str, *, create: bool) -> sqlite3.Connection:
-    if create and not os.path.exists(path):
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    if create and not os.path.lexists(path):  # made 0600 first; never through a link
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
     mode = "rwc" if create else "rw"
     return sqlite3.connect(
         f"file:{path}?mode={mode}",
@@ -130,10 +139,15 @@ class Store:
         """Open (or make) the store; :class:`StoreError` when it cannot be used as it is."""
         if self._conn is not None:
             return
+        if os.path.islink(self.path):  # SQLite would follow it, and write where it points
+            raise StoreError("unusable", f"{self.path}: a symbolic link; the store is not "
+                             "written through a link hookd did not make")  # fmt: skip
         try:
             conn = _connect(self.path, create=True)
         except sqlite3.Error as exc:
             raise classify(exc, self.path) from None
+        except OSError as exc:  # the file cannot be made (a full disk, a link, no folder)
+            raise StoreError("unusable", f"{self.path}: {exc.strerror or exc}") from None
         try:
             conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # before the first table only
             conn.execute("PRAGMA journal_mode = WAL")
@@ -163,7 +177,7 @@ class Store:
                     time.sleep(0)  # the GIL back to the event loop between slices
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)  # the error raised, not the rollback's: SQLite may have done it
                 raise
             self._keep_bounds(conn)
         except sqlite3.Error as exc:
@@ -197,6 +211,14 @@ class Store:
         conn.execute("DELETE FROM decisions WHERE id < ?", (low + drop,))
         conn.execute("PRAGMA incremental_vacuum")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already (it does on a full disk: a
+    ROLLBACK then fails with "no transaction is active", hiding the real error)."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
 
 
 def used_bytes(conn: sqlite3.Connection) -> int:

@@ -13,10 +13,15 @@ verdict's decision (:mod:`hookd.decision.meaning`), counts it for ``GET
 with export and no store keeps no records.
 
 A store that is not a database is moved aside (one error line) and a new one
-made. A locked one keeps the records waiting (at most :data:`MAX_WAITING`;
-the excess is dropped and counted, one line) and is tried again with the next
-batch; a store that cannot be written at all drops the records with a count.
-Answers never wait for any of it.
+made. A locked one keeps the records waiting, at most :data:`MAX_WAITING_BYTES`
+of them (their text, the inputs mostly, and :data:`ROW_OVERHEAD_BYTES` each) and
+:data:`MAX_WAITING`; past either the oldest are dropped and counted, and it is
+tried again with the next batch. A store that cannot be written at all (a full
+disk) drops the records with a count. Either says so in one error line when it
+starts, one line when it first drops records, and one line with the count of the
+burst when the store takes records again, never a line per record; the memory
+of what waited is given back then (to the system too, on glibc). Answers never
+wait for any of it.
 """
 
 from __future__ import annotations
@@ -39,12 +44,19 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hookd.engine.otel import Export
 
-__all__ = ["GATHER_S", "MAX_WAITING", "DecisionLog", "Noted"]
+__all__ = ["GATHER_S", "MAX_WAITING", "MAX_WAITING_BYTES", "DecisionLog", "Noted"]
 
 log = structlog.get_logger("hookd.decisions")
 
 #: Records kept waiting while the store is locked; older ones are dropped past it.
 MAX_WAITING: Final = 100_000
+#: Bytes of records kept waiting while the store is locked (2,000 calls of 100 KB held
+#: 198 MiB for the daemon's life when only the count was bounded); older ones go past it.
+MAX_WAITING_BYTES: Final = 32 * 1024 * 1024
+#: What a waiting record costs beside its text: the tuple, its numbers, the list's slot.
+ROW_OVERHEAD_BYTES: Final = 256
+#: Give freed memory back to the system (glibc's malloc_trim) once this much waited.
+TRIM_BYTES: Final = 1024 * 1024
 #: Seconds the woken writer lets pass before it writes what was noted meanwhile.
 GATHER_S: Final = 0.2
 #: Records turned into rows between two chances for the event loop to take the GIL.
@@ -76,11 +88,13 @@ class DecisionLog:
         self.agent_counts: dict[str, dict[str, int]] = {}  # agent -> decision -> answers
         self.written = 0
         self.dropped = 0
+        self.burst_dropped = 0  # dropped since the store last took records
         self.error: str | None = None
         self._noted: collections.deque[Noted] = collections.deque()
         self._woken = False
         self._wake: queue.SimpleQueue[bool] = queue.SimpleQueue()  # True: write; False: stop
         self._waiting: list[tuple[Any, ...]] = []
+        self._waiting_bytes = 0  # held by _waiting (row_bytes)
         self._versions: set[str] = set()
         self._meta_items: dict[str, str] = {}  # written with the next batch
         self._thread: threading.Thread | None = None
@@ -126,6 +140,8 @@ class DecisionLog:
             "path": self.store.path,
             "written": self.written,
             "waiting": len(self._waiting),
+            "waiting_bytes": self._waiting_bytes,
+            "max_waiting_bytes": MAX_WAITING_BYTES,
             "dropped": self.dropped,
             "error": self.error,
         }
@@ -172,7 +188,7 @@ class DecisionLog:
         self._count(self.counts, rows[0][6])
         self._count(self.agent_counts.setdefault(agent, {}), rows[0][6])
         if self.export is not None:
-            self.export.answer(rows[0])
+            self.export.answer(rows[0], redact)
         for ran in verdict.shadow:
             decision, reason = decision_of(ran.answer.payload)
             failure = failure_word(ran.answer.outcome)
@@ -197,16 +213,28 @@ class DecisionLog:
         if self.store is None:
             return
         waiting = self._waiting + rows
+        if not waiting and self.error is not None:
+            return  # nothing to write: no news of the store (a full disk is still full)
         try:
             self._store_rows(waiting)
         except StoreError as exc:
             self._failed(exc, waiting)
             return
-        self._waiting = []
+        held = self._waiting_bytes
+        self._waiting, self._waiting_bytes = [], 0
         self.written += len(waiting)
+        del waiting, rows
         if self.error is not None:
-            log.info("decisions.store_recovered", path=self.store.path, written=len(waiting))
+            log.info(
+                "decisions.store_recovered",
+                path=self.store.path,
+                dropped=self.burst_dropped,
+                dropped_total=self.dropped,
+            )
             self.error = None
+        self.burst_dropped = 0
+        if held >= TRIM_BYTES:
+            _give_back()
 
     def _store_rows(self, rows: list[tuple[Any, ...]]) -> None:
         assert self.store is not None
@@ -236,19 +264,57 @@ class DecisionLog:
         first = self.error is None
         self.error = str(exc)
         if exc.kind == "locked":
-            self._waiting = rows[-MAX_WAITING:]
-            lost = len(rows) - len(self._waiting)
+            self._waiting, self._waiting_bytes = _bounded(rows)
         else:
-            self._waiting, lost = [], len(rows)
+            self._waiting, self._waiting_bytes = [], 0
+        lost = len(rows) - len(self._waiting)
+        first_loss = lost > 0 and self.burst_dropped == 0
         self.dropped += lost
-        if first or lost:
+        self.burst_dropped += lost
+        if first:
             log.error(
                 "decisions.store_unavailable",
                 path=self.store.path,
                 error=str(exc),
                 waiting=len(self._waiting),
-                dropped=self.dropped,
+                waiting_bytes=self._waiting_bytes,
             )
+        if first_loss:  # once per burst: the count of the burst comes with the recovery
+            log.error(
+                "decisions.records_dropped",
+                path=self.store.path,
+                error=str(exc),
+                dropped=lost,
+                waiting=len(self._waiting),
+                max_waiting_bytes=MAX_WAITING_BYTES,
+            )
+
+
+def row_bytes(row: tuple[Any, ...]) -> int:
+    """What a waiting row holds: its text (the input, mostly) and a fixed overhead."""
+    return ROW_OVERHEAD_BYTES + sum(len(v) for v in row if isinstance(v, str))
+
+
+def _bounded(rows: list[tuple[Any, ...]]) -> tuple[list[tuple[Any, ...]], int]:
+    """The newest ``rows`` within :data:`MAX_WAITING` and :data:`MAX_WAITING_BYTES`, and
+    their bytes: the oldest are the ones left out."""
+    kept, total = 0, 0
+    for row in reversed(rows):
+        size = row_bytes(row)
+        if kept == MAX_WAITING or total + size > MAX_WAITING_BYTES:
+            break
+        kept, total = kept + 1, total + size
+    return rows[len(rows) - kept :], total
+
+
+def _give_back() -> None:
+    """Hand the heap's free memory back to the system (glibc; elsewhere nothing)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).malloc_trim(0)  # the process's own symbols: libc's among them
+    except (OSError, AttributeError):
+        return
 
 
 _NOTHING: Final = ("", "none", "", None)

@@ -29,6 +29,7 @@ import structlog
 import trio
 
 from hookd.core.context import MAX_MARGIN_S, HookContext, effective_timeout
+from hookd.core.health import Key
 from hookd.core.limits import MAX_OUTPUT_BYTES
 from hookd.core.policy import Outcome
 from hookd.core.registry import Registration
@@ -76,16 +77,21 @@ class Paused:
 
 
 class _Threads:
-    """Sync hooks' worker threads: one limiter, and the calls still running past their deadline."""
+    """Sync hooks' worker threads: one limiter, and the calls still running past their deadline.
+
+    A hook's own limiter and its count of stuck calls are kept per session
+    (:func:`thread_key`): calls one session sent that block for good can hold only that
+    session's share of the hook, never another session's."""
 
     def __init__(self) -> None:
         self.limiter = trio.CapacityLimiter(THREAD_LIMIT)
-        self.per_hook: dict[str, trio.CapacityLimiter] = {}
-        self.stuck: dict[str, int] = {}
+        self.per_hook: dict[Key, trio.CapacityLimiter] = {}
+        self.stuck: dict[Key, int] = {}
+        self.stuck_by_hook: dict[str, int] = {}  # the sum over sessions, for the status
         self._lock = threading.Lock()
 
-    def refusal(self, reg: Registration) -> str | None:
-        stuck = self.stuck.get(reg.callback_id, 0)
+    def refusal(self, key: Key) -> str | None:
+        stuck = self.stuck.get(key, 0)
         if stuck < STUCK_LIMIT:
             return None
         return (
@@ -96,10 +102,11 @@ class _Threads:
     async def run(
         self, reg: Registration, arg: Any, tool_use_id: str | None, ctx: HookContext
     ) -> Any:
-        job = _Job(self, reg.callback_id)
-        own = self.per_hook.get(reg.callback_id)
+        key = thread_key(reg, ctx)
+        job = _Job(self, key)
+        own = self.per_hook.get(key)
         if own is None:
-            own = self.per_hook[reg.callback_id] = trio.CapacityLimiter(HOOK_THREAD_LIMIT)
+            own = self.per_hook[key] = trio.CapacityLimiter(HOOK_THREAD_LIMIT)
         try:
             async with own:  # one hook's burst of calls cannot take every thread
                 return await trio.to_thread.run_sync(
@@ -114,12 +121,16 @@ class _Threads:
         except trio.Cancelled:
             self._abandon(job)
             raise
+        finally:
+            if not own.borrowed_tokens and not own.statistics().tasks_waiting:
+                self.per_hook.pop(key, None)  # made again on the next call: none piles up
 
     def _abandon(self, job: _Job) -> None:
         with self._lock:
             if job.started and not job.finished:  # a job still waiting for a thread never runs
                 job.abandoned = True
-                self.stuck[job.callback_id] = self.stuck.get(job.callback_id, 0) + 1
+                _count(self.stuck, job.key, 1)
+                _count(self.stuck_by_hook, job.key[2], 1)
 
     def started(self, job: _Job) -> None:
         with self._lock:
@@ -129,20 +140,30 @@ class _Threads:
         with self._lock:
             job.finished = True
             if job.abandoned:
-                left = self.stuck.get(job.callback_id, 1) - 1
-                if left:
-                    self.stuck[job.callback_id] = left
-                else:
-                    self.stuck.pop(job.callback_id, None)
-                log.info("hook.thread_ended", callback_id=job.callback_id, late=True)
+                _count(self.stuck, job.key, -1)
+                _count(self.stuck_by_hook, job.key[2], -1)
+                log.info("hook.thread_ended", callback_id=job.key[2], late=True)
+
+
+def thread_key(reg: Registration, ctx: HookContext) -> Key:
+    """Whose share of a sync hook's threads a call takes: its agent's session's."""
+    return (ctx.agent, ctx.session_id or "", reg.callback_id)
+
+
+def _count(counts: dict[Any, int], key: Any, step: int) -> None:
+    left = counts.get(key, 0) + step
+    if left > 0:
+        counts[key] = left
+    else:
+        counts.pop(key, None)
 
 
 class _Job:
-    __slots__ = ("abandoned", "callback_id", "finished", "started", "threads")
+    __slots__ = ("abandoned", "finished", "key", "started", "threads")
 
-    def __init__(self, threads: _Threads, callback_id: str) -> None:
+    def __init__(self, threads: _Threads, key: Key) -> None:
         self.threads = threads
-        self.callback_id = callback_id
+        self.key = key
         self.abandoned = False
         self.started = False
         self.finished = False
@@ -176,7 +197,7 @@ class Executor:
     @property
     def stuck_threads(self) -> dict[str, int]:
         """Per callback id, its calls still running in a thread past their deadline (live)."""
-        return self._threads.stuck
+        return self._threads.stuck_by_hook
 
     def inline(self, reg: Registration) -> bool:
         """Whether :meth:`begin` runs ``reg`` in the caller's task (a trio hook, no retries,
@@ -263,7 +284,7 @@ class Executor:
     def timed_out(reg: Registration, ctx: HookContext) -> Outcome:
         """The outcome of a hook cancelled at its deadline."""
         ctx.cancel()
-        timeout_s = effective_timeout(reg.timeout_s)
+        timeout_s = effective_timeout(ctx.timeout_s)
         log.warning("hook.timed_out", callback_id=reg.callback_id, timeout_s=timeout_s)
         return Outcome("timeout", message=f"no answer within {timeout_s:g}s")
 
@@ -304,7 +325,7 @@ class Executor:
     ) -> Outcome:
         """A hook that does not run inline (a thread, asyncio, retries, a trio hook that waits)."""
         if reg.runner == "thread":
-            refused = self._threads.refusal(reg)
+            refused = self._threads.refusal(thread_key(reg, ctx))
             if refused is not None:
                 log.warning("hook.refused", callback_id=reg.callback_id, reason=refused)
                 return Outcome("timeout", message=refused)
@@ -404,7 +425,7 @@ def _failed(reg: Registration, ctx: HookContext, exc: BaseException) -> Outcome:
             return Outcome("exception", message=str(exc))
         case HookStuckError():
             ctx.cancel()
-            timeout_s = effective_timeout(reg.timeout_s)
+            timeout_s = effective_timeout(ctx.timeout_s)
             log.error("hook.stuck", callback_id=reg.callback_id, timeout_s=timeout_s)
             if reg.runner == "thread":
                 text = f"ran past {timeout_s:g}s in its thread (interrupted)"

@@ -19,7 +19,7 @@ awaits :meth:`Handler.finish` (or, for a hook paused inline, drives it with
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -28,7 +28,7 @@ import trio
 
 from hookd import wire
 from hookd.core.context import HookContext
-from hookd.core.health import Health
+from hookd.core.health import Health, Key, Sick
 from hookd.core.policy import Answer, Outcome, describe, resolve
 from hookd.core.registry import Registration, Registry
 from hookd.engine.dispatch import RunOne, in_order, in_parallel, merged, select
@@ -56,12 +56,10 @@ log = structlog.get_logger("hookd.handler")
 SESSION_END: Final = "SessionEnd"
 PERMISSION_REQUEST: Final = "PermissionRequest"
 CAN_USE_TOOL: Final = "can_use_tool"
-#: Answer outcomes that count towards a hook's quarantine (a deny or an abort never does).
-FAILURES: Final = frozenset(
-    {"exception", "timeout", "invalid_output",
-     "blocked:exception", "blocked:timeout", "blocked:invalid_output"}
-)  # fmt: skip
-#: Answer outcomes that neither count as a failure nor forgive the earlier ones.
+#: Answer outcomes that count towards a hook's quarantine: only a hook that did not answer in
+#: time costs the agent waiting (an exception, an invalid output, a deny never count).
+FAILURES: Final = frozenset({"timeout", "blocked:timeout"})
+#: Answer outcomes that do not forgive the earlier timeouts.
 NEUTRAL: Final = frozenset({"quarantined", "blocked:quarantined", "cancelled"})
 
 #: Where the handler reads the registry from on each call (a hot reload swaps it).
@@ -110,7 +108,7 @@ class PermissionCall(msgspec.Struct):
 class Pending:
     """A call that needs awaiting: hooks to run, or one hook paused inline."""
 
-    __slots__ = ("call", "ctx", "paused", "reg", "registry", "selected", "started")
+    __slots__ = ("call", "ctx", "paused", "reg", "registry", "selected", "sick", "started")
 
     def __init__(
         self,
@@ -126,6 +124,7 @@ class Pending:
         self.reg: Registration | None = None
         self.ctx: HookContext | None = None
         self.paused: Paused | None = None
+        self.sick: Sick | None = None  # the named hook is on its quarantine's leash
 
     @property
     def deadline(self) -> float:
@@ -204,7 +203,7 @@ class Handler:
         """Run a pending call's hooks (in parallel, or in order); their verdict."""
         call, registry = pending.call, pending.registry
         if pending.reg is not None:  # one named hook, not run inline
-            ctx = self._context(call, pending.reg, registry)
+            ctx = self._context(call, pending.reg, registry, leashed=pending.sick is not None)
             outcome = await self.executor.run(pending.reg, call.input, call.tool_use_id, ctx)
             return self._named(pending, outcome)
 
@@ -216,12 +215,14 @@ class Handler:
         health = registry.health
 
         async def run(reg: Registration, input_data: dict[str, Any]) -> Outcome:
-            if health and (refused := health.refusal(reg.callback_id)) is not None:
-                return _quarantined(reg, refused)
-            ctx = self._context(call, reg, registry, input_data, tool_use_id)
+            sick = health.leash(_key(call, reg)) if health else None
+            leashed = sick is not None
+            ctx = self._context(call, reg, registry, input_data, tool_use_id, leashed=leashed)
             if reg.callback_id != PERMISSION_ID:
-                return await self.executor.run(reg, input_data, tool_use_id, ctx)
-            return await self._permission_vote(reg, input_data, tool_use_id, ctx)
+                outcome = await self.executor.run(reg, input_data, tool_use_id, ctx)
+            else:
+                outcome = await self._permission_vote(reg, input_data, tool_use_id, ctx)
+            return outcome if sick is None else _on_leash(health, reg, sick, outcome)
 
         selected = pending.selected
         if registry.has_shadow and any(reg.shadow for reg, _ in selected):
@@ -230,20 +231,36 @@ class Handler:
         return self._done(call, registry, verdict, pending.started)
 
     async def _with_shadow(self, pending: Pending, run: RunOne) -> Verdict:
-        """The real hooks' verdict; the shadow hooks run beside them, their runs kept apart."""
-        call = pending.call
+        """The real hooks' verdict; the shadow hooks run beside them, their runs kept apart.
+
+        The shadow hooks run in a task of their own: the agent's answer never waits for them.
+        When they end first, the call is noted once with both; otherwise the real runs are
+        counted now and the call is noted when the shadow hooks end."""
+        call, registry = pending.call, pending.registry
         real = [(reg, p) for reg, p in pending.selected if not reg.shadow]
         shadow = [(reg, p) for reg, p in pending.selected if reg.shadow]
         shadow_ran: list[Ran] = []
+        answered: list[tuple[Verdict, float]] = []  # the real verdict, once it was given
 
         async def run_shadow() -> None:
             shadow_ran.extend(await in_parallel(shadow, call.input, run))
+            if answered:  # the agent has its answer already: count and note the call now
+                verdict, elapsed_ms = answered[0]
+                verdict.shadow = shadow_ran
+                self._count(call, registry, shadow_ran)
+                if self.decisions is not None:
+                    self._note(call, registry, verdict, elapsed_ms)
 
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(run_shadow)
-            verdict = await _run_selected(call, real, run)
-        verdict.shadow = shadow_ran
-        return self._done(call, pending.registry, verdict, pending.started)
+        trio.lowlevel.spawn_system_task(run_shadow, name="hookd.shadow")
+        verdict = await _run_selected(call, real, run)
+        if len(shadow_ran) == len(shadow):  # the shadow hooks ended first
+            verdict.shadow = shadow_ran
+            return self._done(call, registry, verdict, pending.started)
+        answered.append((verdict, (time.perf_counter() - pending.started) * 1000))
+        self._count(call, registry, verdict.ran)
+        if verdict.event == SESSION_END:
+            _end_session(call, registry)
+        return verdict
 
     async def resume(self, pending: Pending) -> Verdict:
         """Drive a hook paused inline to its end, in the task that began it."""
@@ -271,21 +288,40 @@ class Handler:
         problem = self.check_input(reg.event, call.input)
         if problem is not None:
             return self._problem(call, "invalid_input", problem, registry, started)
-        if registry.health and (refused := registry.health.refusal(reg.callback_id)) is not None:
-            outcome = _quarantined(reg, refused)
-            return self._verdict_named(call, registry, reg, outcome, started)
+        sick = registry.health.leash(_key(call, reg)) if registry.health else None
         if not inline:
-            return _pending_named(call, registry, started, reg)
-        ctx = self._context(call, reg, registry)
+            pending = _pending_named(call, registry, started, reg, sick=sick)
+            return self._shadow_later(pending) if reg.shadow else pending
+        ctx = self._context(call, reg, registry, leashed=sick is not None)
         began = self.executor.begin(reg, call.input, call.tool_use_id, ctx, checked=True)
         if isinstance(began, Paused):
-            return _pending_named(call, registry, started, reg, ctx=ctx, paused=began)
+            return _pending_named(call, registry, started, reg, ctx=ctx, paused=began, sick=sick)
         assert began is not None
+        if sick is not None:
+            began = _on_leash(registry.health, reg, sick, began)
         return self._verdict_named(call, registry, reg, began, started)
+
+    def _shadow_later(self, pending: Pending) -> Verdict:
+        """A named shadow hook that does not end inline: the agent's empty answer now, the
+        hook run to its end (and counted, and noted) in a task of its own.
+
+        (A trio hook that first yields inline ends in the task that began it, as every
+        paused hook does; from then on it is not run inline, so its later calls come here.)"""
+
+        async def finish() -> None:
+            await self.finish(pending)
+
+        trio.lowlevel.spawn_system_task(finish, name="hookd.shadow")
+        reg = pending.reg
+        assert reg is not None
+        empty = Ran(reg, Answer("ok", {}, None, "", reg.event), 0.0)
+        return Verdict(reg.event, [empty], {})
 
     def _named(self, pending: Pending, outcome: Outcome) -> Verdict:
         """The verdict on a pending named hook that has ended."""
         assert pending.reg is not None
+        if pending.sick is not None:
+            outcome = _on_leash(pending.registry.health, pending.reg, pending.sick, outcome)
         return self._verdict_named(
             pending.call, pending.registry, pending.reg, outcome, pending.started
         )
@@ -305,7 +341,7 @@ class Handler:
         answer = resolve(reg, outcome)
         self.stats.hook(reg.callback_id, answer.outcome, elapsed_ms, call.agent)
         if answer.outcome != "ok" or registry.health:
-            _health(registry.health, reg, answer)
+            _health(registry.health, _key(call, reg), reg, answer)
         if reg.event == SESSION_END:
             _end_session(call, registry)
         ran = Ran(reg, answer, elapsed_ms)
@@ -323,20 +359,20 @@ class Handler:
         self, call: HookCall, registry: Registry, verdict: Verdict, started: float
     ) -> Verdict:
         """Count the runs; note the answer; free a session's state after its SessionEnd."""
-        health = registry.health
-        for ran in verdict.ran:
-            self.stats.hook(ran.reg.callback_id, ran.answer.outcome, ran.elapsed_ms, call.agent)
-            if ran.answer.outcome != "ok" or health:
-                _health(health, ran.reg, ran.answer)
-        for ran in verdict.shadow:
-            self.stats.hook(ran.reg.callback_id, ran.answer.outcome, ran.elapsed_ms, call.agent)
-            if ran.answer.outcome != "ok" or health:
-                _health(health, ran.reg, ran.answer)
+        self._count(call, registry, (*verdict.ran, *verdict.shadow))
         if self.decisions is not None:
             self._note(call, registry, verdict, (time.perf_counter() - started) * 1000)
         if verdict.event == SESSION_END:
             _end_session(call, registry)
         return verdict
+
+    def _count(self, call: HookCall, registry: Registry, runs: Iterable[Ran]) -> None:
+        """Count each run in the per-hook stats and towards its hook's health."""
+        health = registry.health
+        for ran in runs:
+            self.stats.hook(ran.reg.callback_id, ran.answer.outcome, ran.elapsed_ms, call.agent)
+            if ran.answer.outcome != "ok" or health:
+                _health(health, _key(call, ran.reg), ran.reg, ran.answer)
 
     def _problem(
         self,
@@ -372,20 +408,29 @@ class Handler:
         registry: Registry,
         input_data: dict[str, Any] | None = None,
         tool_use_id: str | None = None,
+        *,
+        leashed: bool = False,
     ) -> HookContext:
+        """The hook's context; ``leashed``: quarantined in this session, it has the
+        quarantine's leash to answer (its own timeout when that is shorter)."""
         data = call.input if input_data is None else input_data
         session_id = data.get("session_id")
+        session_id = session_id if isinstance(session_id, str) else None
+        timeout_s = reg.timeout_s
+        if leashed:
+            timeout_s = min(timeout_s, registry.health.policy.leash_s)
         return HookContext(
             request_id=call.request_id,
             callback_id=reg.callback_id,
             event=reg.event,
             tool_use_id=tool_use_id if tool_use_id is not None else call.tool_use_id,
-            timeout_s=reg.timeout_s,
-            state=registry.state.for_session(session_id if isinstance(session_id, str) else None),
+            timeout_s=timeout_s,
+            state=registry.state.for_session(session_id),
             arrived=call.arrived or None,
             agent=call.agent,
             agent_event=call.agent_event,
             agent_tool=call.agent_tool,
+            session_id=session_id,
         )
 
     async def _permission_vote(
@@ -444,6 +489,10 @@ class Handler:
             )
         started = time.perf_counter()
         reg = permission_registration(fn, CAN_USE_TOOL, registry.default_timeout_s)
+        health = registry.health
+        key: Key = (call.agent, "", reg.callback_id)  # the question names no session
+        sick = health.leash(key) if health else None
+        timeout_s = reg.timeout_s if sick is None else min(reg.timeout_s, health.policy.leash_s)
         ctx = PermissionContext(
             suggestions=list(call.suggestions or []),
             blocked_path=call.blocked_path,
@@ -453,24 +502,22 @@ class Handler:
             callback_id=reg.callback_id,
             event=CAN_USE_TOOL,
             tool_use_id=call.tool_use_id,
-            timeout_s=reg.timeout_s,
+            timeout_s=timeout_s,
             state={},
             arrived=call.arrived or None,
             agent=call.agent,
         )
         data = {"tool_name": call.tool_name, "tool_input": call.input}
-        health = registry.health
-        if health and (refused := health.refusal(reg.callback_id)) is not None:
-            outcome = _quarantined(reg, refused)
-        else:
-            outcome = await self.executor.run(reg, data, call.tool_use_id, ctx, scope)
+        outcome = await self.executor.run(reg, data, call.tool_use_id, ctx, scope)
+        if sick is not None:
+            outcome = _on_leash(health, reg, sick, outcome)
         if outcome.kind == "cancelled":
             return None
         elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
         self.stats.hook(reg.callback_id, outcome.kind, elapsed_ms, call.agent)
         answer = _permission_answer(reg, outcome, call.input)
         if outcome.kind != "ok" or health:
-            _health(health, reg, answer)
+            _health(health, key, reg, answer)
         if self.decisions is not None:
             verdict = Verdict(CAN_USE_TOOL, [Ran(reg, answer, elapsed_ms)], answer.payload or {})
             data = {"tool_name": call.tool_name, "tool_input": call.input}
@@ -480,28 +527,40 @@ class Handler:
         return answer
 
 
-def _quarantined(reg: Registration, refused: str) -> Outcome:
-    """The outcome of a call to a quarantined hook, which is not run."""
+def _key(call: HookCall, reg: Registration) -> Key:
+    """Whose health record a call counts towards: its agent's session's, for this hook."""
+    session_id = call.input.get("session_id")
+    return (call.agent, session_id if isinstance(session_id, str) else "", reg.callback_id)
+
+
+def _on_leash(health: Health, reg: Registration, sick: Sick, outcome: Outcome) -> Outcome:
+    """A quarantined hook's outcome: its answer within the leash, else ``quarantined``."""
+    if outcome.kind != "timeout":
+        return outcome
+    refused = health.refusal(sick, health.policy.leash_s)
     log.warning("hook.refused", callback_id=reg.callback_id, reason=refused)
     return Outcome("quarantined", message=refused)
 
 
-def _health(health: Health, reg: Registration, answer: Answer) -> None:
-    """Count a hook's failure towards its quarantine, or forgive its failures when it answered."""
+def _health(health: Health, key: Key, reg: Registration, answer: Answer) -> None:
+    """Count a hook's timeout towards its quarantine in the call's session, or forgive its
+    timeouts when it answered."""
     outcome = answer.outcome
     if outcome in FAILURES:
-        sick = health.failed(reg.callback_id, describe(outcome, answer.message))
+        sick = health.failed(key, describe(outcome, answer.message))
         if sick is not None:
             log.warning(
                 "hook.quarantined",
                 callback_id=reg.callback_id,
                 name=reg.name,
+                agent=key[0],
+                session_id=key[1],
                 reason=sick.reason,
                 last=sick.last,
                 cooldown_s=sick.cooldown_s,
             )
     elif outcome not in NEUTRAL:
-        health.passed(reg.callback_id)
+        health.passed(key)
 
 
 def _permission_answer(reg: Registration, outcome: Outcome, tool_input: dict[str, Any]) -> Answer:
@@ -542,9 +601,10 @@ def _pending_named(
     *,
     ctx: HookContext | None = None,
     paused: Paused | None = None,
+    sick: Sick | None = None,
 ) -> Pending:
     pending = Pending(call, registry, [(reg, None)], started)
-    pending.reg, pending.ctx, pending.paused = reg, ctx, paused
+    pending.reg, pending.ctx, pending.paused, pending.sick = reg, ctx, paused, sick
     return pending
 
 

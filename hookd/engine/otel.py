@@ -19,10 +19,12 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import structlog
+
+from hookd.redact import redactor_for
 
 __all__ = [
     "CLOSE_TIMEOUT_S",
@@ -83,11 +85,12 @@ class Export:
                 make = meter.create_histogram if kind == "histogram" else meter.create_counter
                 self._instruments[name] = make(name, unit=unit, description=description)
 
-    def answer(self, row: tuple[Any, ...]) -> None:
-        """Export one answer, from its decision log row (:mod:`hookd.engine.decisions`)."""
+    def answer(self, row: tuple[Any, ...], patterns: Sequence[str] = ()) -> None:
+        """Export one answer, from its decision log row (:mod:`hookd.engine.decisions`); the
+        span's text attributes redacted (built-in patterns and ``patterns``, the module's)."""
         agent, event, decision, failure, elapsed_ms = row[1], row[3], row[6], row[8], row[9]
         if self._tracer is not None:
-            self._span(row, _span_attributes(row))
+            self._span(row, _span_attributes(row, patterns))
         if not self._instruments:
             return
         labels = {"agent": agent, "hook_event": event, "decision": decision}
@@ -130,7 +133,7 @@ class Export:
             log.warning("otel.shutdown_timed_out", after_s=round(time.monotonic() - started, 3))
 
 
-def _span_attributes(row: tuple[Any, ...]) -> dict[str, Any]:
+def _span_attributes(row: tuple[Any, ...], patterns: Sequence[str] = ()) -> dict[str, Any]:
     agent, session, event, tool, hooks, decision, _, failure, _, version = row[1:11]
     found: dict[str, Any] = {
         "hook_event": event,
@@ -141,7 +144,8 @@ def _span_attributes(row: tuple[Any, ...]) -> dict[str, Any]:
     optional = {"hook_name": hooks, "tool_name": tool, "session.id": session,
                 "hookd.failure": failure}  # fmt: skip
     found.update((key, value) for key, value in optional.items() if value)
-    return found
+    redactor = redactor_for(patterns)  # a session id or tool name is the agent's text
+    return {k: redactor.text(v) if isinstance(v, str) else v for k, v in found.items()}
 
 
 def open_export(endpoint: str | None, service_version: str) -> Export | None:

@@ -93,6 +93,21 @@ class Stats:
         if outcome != "ok":
             stats.failed(outcome)
 
+    def rekey(self, old: Registry | None, new: Registry | None) -> None:
+        """A reload swapped ``old`` for ``new``: each hook's figures follow the hook (its
+        event, matcher and function), not its position, so a kept hook keeps them under its
+        new id and a removed hook's go; a new hook starts at zero."""
+        if old is None or new is None:
+            return
+        now = _identities(new)
+        moved = {cid: now.get(identity) for identity, cid in _identities(old).items()}
+        hooks: dict[tuple[str, str], HookStats] = {}
+        for (agent, cid), stats in self._hooks.items():
+            target = moved.get(cid, cid)  # can_use_tool is no registered hook: kept
+            if target is not None:
+                hooks[agent, target] = stats
+        self._hooks = hooks
+
     def of_hook(self, callback_id: str) -> Totals:
         """``callback_id``'s counters over every agent."""
         return _summed(stats for (_, cid), stats in self._hooks.items() if cid == callback_id)
@@ -102,7 +117,10 @@ class Stats:
         if registry is None:
             return []
         rows = []
-        sick = registry.health.quarantined() if registry.health else {}
+        sick: dict[str, list[Sick]] = {}
+        if registry.health:
+            for (_, _, cid), record in registry.health.quarantined().items():
+                sick.setdefault(cid, []).append(record)
         for reg in registry.registrations():
             stats = self.of_hook(reg.callback_id)
             ordered = sorted(stats.latencies)
@@ -119,7 +137,7 @@ class Stats:
                     "quarantined": stats.quarantined,
                     "p50_ms": percentile(ordered, 0.5),
                     "p99_ms": percentile(ordered, 0.99),
-                    **_quarantine(sick.get(reg.callback_id)),
+                    **_quarantine(sick.get(reg.callback_id, [])),
                 }
             )
         return rows
@@ -156,9 +174,28 @@ def _summed(parts: Iterable[HookStats]) -> Totals:
     return total
 
 
-def _quarantine(sick: Sick | None) -> dict[str, Any]:
-    """A row's ``quarantined_until`` (UNIX time) and ``quarantine_reason``; None when healthy."""
-    if sick is None:
-        return {"quarantined_until": None, "quarantine_reason": None}
+def _quarantine(records: list[Sick]) -> dict[str, Any]:
+    """A row's ``quarantined_sessions`` (how many sessions the hook is quarantined in now),
+    and of the one quarantined longest, ``quarantined_until`` (UNIX time) and
+    ``quarantine_reason``; None when healthy."""
+    if not records:
+        return {"quarantined_sessions": 0, "quarantined_until": None, "quarantine_reason": None}
+    sick = max(records, key=lambda r: r.until)
     until = round(time.time() + (sick.until - time.monotonic()), 3)
-    return {"quarantined_until": until, "quarantine_reason": f"{sick.reason} (last: {sick.last})"}
+    return {
+        "quarantined_sessions": len(records),
+        "quarantined_until": until,
+        "quarantine_reason": f"{sick.reason} (last: {sick.last})",
+    }
+
+
+def _identities(registry: Registry) -> dict[tuple[str, str | None, str, int], str]:
+    """Each registered hook's callback id by what it is: event, matcher, function, and how
+    many of the same came before it."""
+    seen: dict[tuple[str, str | None, str], int] = {}
+    found = {}
+    for reg in registry.registrations():
+        base = (reg.event, reg.matcher, reg.name)
+        n = seen[base] = seen.get(base, 0) + 1
+        found[(*base, n)] = reg.callback_id
+    return found

@@ -14,6 +14,8 @@ from typing import Final
 
 import trio
 
+from hookd.nofollow import open_for_writing
+
 __all__ = ["CliStderr", "stderr_log_path"]
 
 READ_BYTES: Final = 64 * 1024
@@ -43,7 +45,7 @@ class CliStderr:
     async def keep(self, stream: trio.abc.ReceiveStream) -> None:
         """Copy ``stream`` to the file until EOF."""
         try:
-            with self.path.open("ab") as log_file:
+            with os.fdopen(open_for_writing(self.path, 0o666, append=True), "ab") as log_file:
                 while data := await stream.receive_some(READ_BYTES):
                     log_file.write(data)
                     log_file.flush()

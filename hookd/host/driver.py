@@ -30,6 +30,7 @@ from hookd.host.verdict import Verdict, Watch
 from hookd.serve.config import ServeConfig
 from hookd.serve.server import Server
 from hookd.serve.writer import Writer
+from hookd.transcript.format import Patterns, no_patterns
 from hookd.transcript.tee import tee_from_env
 
 __all__ = ["Driver", "HostOptions", "recorded", "user_message"]
@@ -66,12 +67,17 @@ def user_message(prompt: str) -> dict[str, Any]:
 
 
 def recorded(
-    receive: trio.abc.ReceiveStream, send: trio.abc.SendStream, options: HostOptions
+    receive: trio.abc.ReceiveStream,
+    send: trio.abc.SendStream,
+    options: HostOptions,
+    patterns: Patterns = no_patterns,
 ) -> tuple[trio.abc.ReceiveStream, trio.abc.SendStream]:
-    """The CLI's streams, teed into the transcript ``$HOOKD_RECORD`` names, if set."""
+    """The CLI's streams, teed into the transcript ``$HOOKD_RECORD`` names, if set (redacted
+    with the built-in patterns and ``patterns()``, the module's own)."""
     return tee_from_env(
-        receive, send, hooks=options.hooks, serve_args=options.serve_args, mode="host"
-    )
+        receive, send, hooks=options.hooks, serve_args=options.serve_args, mode="host",
+        patterns=patterns,
+    )  # fmt: skip
 
 
 class Driver:
@@ -115,7 +121,9 @@ class Driver:
         """Serve the CLI until its stdout closes; flush what is left to relay."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
         progress = self.progress
-        cli_out, cli_stdin = recorded(self.proc.stdout, self.proc.stdin, self.options)
+        cli_out, cli_stdin = recorded(
+            self.proc.stdout, self.proc.stdin, self.options, lambda: self.registry.redact
+        )
         watch = Watch(self.verdict, progress)
         cli_in = CliInput(cli_stdin, watch.to_cli)
         cli_out = Observed(cli_out, watch.from_cli)

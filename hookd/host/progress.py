@@ -14,6 +14,8 @@ from typing import Any, Final
 
 import msgspec
 
+from hookd.redact import escape_controls
+
 __all__ = ["Progress", "describe_answer"]
 
 Emit = Callable[[str], None]
@@ -95,9 +97,13 @@ class Progress:
     """Turns the two directions of the CLI's stdio into progress lines."""
 
     def __init__(self, emit: Emit, clock: Callable[[], float] = time.monotonic) -> None:
-        self._emit = emit
+        self._out = emit
         self._clock = clock
         self._pending: dict[str, _Pending] = {}
+
+    def _emit(self, line: str) -> None:
+        """One line as a terminal may print it: its commands and texts are the agent's."""
+        self._out(escape_controls(line))
 
     def cli_message(self, msg: JsonObject) -> None:
         """One parsed message from the CLI."""

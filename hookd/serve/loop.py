@@ -39,6 +39,7 @@ async def serve_fds(
     """
     fd_in, fd_out = fds
     hookd_log.attach()
+    hookd_log.redact_with(registry.redact)
     server = Server(registry, config)
     if decisions is not None:
         server.handler.decisions = decisions
@@ -48,8 +49,9 @@ async def serve_fds(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_signals, stop)
         receive, send = tee_from_env(
-            trio.lowlevel.FdStream(fd_in), trio.lowlevel.FdStream(fd_out), hooks=hooks
-        )
+            trio.lowlevel.FdStream(fd_in), trio.lowlevel.FdStream(fd_out), hooks=hooks,
+            patterns=lambda: server.registry.redact,
+        )  # fmt: skip
         await server.serve(receive, send, stop=stop)
         nursery.cancel_scope.cancel()
     log.info("service.stopped", answered=server.answered)

@@ -18,7 +18,7 @@ MAX_BYTES: Final = 1 << 20
 MAX_DEPTH: Final = 8
 #: At most this many commands are reported for one line (a problem says when there were more).
 MAX_COMMANDS: Final = 2000
-#: The time to read one line, all payloads included (the grammar, then finding and expanding
+#: The CPU time to read one line, all payloads included (the grammar, then finding and expanding
 #: its commands). A typical line takes some 50 us; a megabyte of heredoc some 25 ms; a
 #: megabyte of short words would take over a second, and is cut here (a problem says so, and
 #: the guard denies a line it could not read whole).

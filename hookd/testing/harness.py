@@ -57,7 +57,7 @@ def load(
     ``timeout`` is the default hook timeout (``hookd serve --timeout``);
     ``validate=False`` is ``--no-validate``; ``can_use_tool`` names the
     permission callback (``--can-use-tool``); ``quarantine`` when a hook
-    that keeps failing is quarantined (``--quarantine-after`` and its kin; the
+    that keeps timing out is quarantined (``--quarantine-after`` and its kin; the
     defaults otherwise). Errors in the module raise
     :class:`hookd.HookdError` with the message ``hookd check`` prints.
     """

@@ -9,7 +9,7 @@ Objects before the first line with ``"dir"`` form the header (see
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -17,7 +17,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from hookd.errors import HookdError
-from hookd.redact import redact_text, redact_value
+from hookd.redact import redactor_for
 from hookd.transcript import RECORD_ENV
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "TO_HOOKD",
     "Entry",
     "Header",
+    "Patterns",
     "Transcript",
     "TranscriptError",
     "entry_line",
@@ -34,6 +35,7 @@ __all__ = [
     "hooks_reference",
     "is_file_spec",
     "load",
+    "no_patterns",
     "parse",
     "recording_header",
 ]
@@ -45,6 +47,15 @@ FROM_HOOKD: Final = "hookd->cli"
 FORMAT_VERSION: Final = 1
 #: Headers for the transcripts of a folder that carry none of their own.
 HEADERS_FILE: Final = "headers.json"
+
+#: Where a recorder finds the served module's own redaction patterns (a reload changes them).
+Patterns = Callable[[], Sequence[str]]
+
+
+def no_patterns() -> Sequence[str]:
+    """A recorder's patterns when no module is served: the built-in ones only."""
+    return ()
+
 
 #: Keys of a protocol message: a line with one of them and no ``dir`` is no transcript line.
 _PROTOCOL_KEYS: Final = frozenset({"type", "jsonrpc", "request_id", "request", "response"})
@@ -231,14 +242,16 @@ def header_line(**fields: Any) -> bytes:
     return _encoder.encode(obj) + b"\n"
 
 
-def entry_line(direction: Direction, t: float, line: bytes) -> bytes:
+def entry_line(direction: Direction, t: float, line: bytes, extra: Sequence[str] = ()) -> bytes:
     """The transcript line for one protocol ``line`` (without its newline), with what looks
-    like a secret masked (:mod:`hookd.redact`)."""
+    like a secret masked (:mod:`hookd.redact`: the built-in patterns and ``extra``, the served
+    module's own)."""
+    redactor = redactor_for(extra)
     try:
-        msg = redact_value(_decoder.decode(line))
+        msg = redactor.value(_decoder.decode(line))
         obj: dict[str, Any] = {"dir": direction, "t": round(t, 3), "msg": msg}
     except msgspec.DecodeError:
-        raw = redact_text(line.decode("utf-8", "replace"))
+        raw = redactor.text(line.decode("utf-8", "replace"))
         obj = {"dir": direction, "t": round(t, 3), "raw": raw}
     return _encoder.encode(obj) + b"\n"
 

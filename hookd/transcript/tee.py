@@ -13,6 +13,7 @@ import structlog
 import trio
 
 from hookd import wire
+from hookd.nofollow import LinkError, open_for_writing
 from hookd.transcript import record_target
 from hookd.transcript.format import (
     FROM_HOOKD,
@@ -20,9 +21,11 @@ from hookd.transcript.format import (
     TO_HOOKD,
     Direction,
     Mode,
+    Patterns,
     TranscriptError,
     entry_line,
     header_line,
+    no_patterns,
     recording_header,
 )
 
@@ -37,10 +40,18 @@ _NO_LIMIT = sys.maxsize
 class TranscriptWriter:
     """Appends entries to a file, flushed line by line so a crash keeps them."""
 
-    def __init__(self, path: str | Path, header: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        header: dict[str, Any] | None = None,
+        patterns: Patterns = no_patterns,
+    ) -> None:
         self.path = Path(path)
+        self._patterns = patterns  # the served module's own redaction patterns
         try:
-            self._file = self.path.open("wb")
+            self._file = os.fdopen(open_for_writing(self.path, 0o666), "wb")  # never via a link
+        except LinkError as exc:  # it names the path itself
+            raise TranscriptError(f"cannot record: {exc}") from None
         except OSError as exc:
             raise TranscriptError(f"cannot record to {path}: {exc.strerror or exc}") from None
         self._start = time.monotonic()
@@ -52,7 +63,8 @@ class TranscriptWriter:
         """Record one protocol line (without its newline)."""
         if self._file.closed:
             return
-        self._file.write(entry_line(direction, time.monotonic() - self._start, line))
+        t = time.monotonic() - self._start
+        self._file.write(entry_line(direction, t, line, self._patterns()))
         self._file.flush()
 
     def release(self) -> None:
@@ -129,15 +141,17 @@ def tee_streams(
     send: trio.abc.SendStream,
     path: str | Path,
     header: dict[str, Any] | None = None,
+    patterns: Patterns = no_patterns,
 ) -> tuple[trio.abc.ReceiveStream, trio.abc.SendStream]:
     """Wrap a server's streams so every line crossing them is appended to ``path``.
 
     What ``receive`` yields is recorded as ``cli->hookd``, what goes through
     ``send`` as ``hookd->cli``. The file starts with a header line made of
-    ``header``; the protocol bytes pass through unchanged. Raises
-    :class:`TranscriptError` when the file cannot be written.
+    ``header``; the protocol bytes pass through unchanged, the recorded lines
+    redacted (the built-in patterns and ``patterns()``, the served module's own).
+    Raises :class:`TranscriptError` when the file cannot be written.
     """
-    writer = TranscriptWriter(path, header)
+    writer = TranscriptWriter(path, header, patterns)
     return TeeReceive(receive, writer), TeeSend(send, writer)
 
 
@@ -148,6 +162,7 @@ def tee_from_env(
     hooks: str | None = None,
     serve_args: Sequence[str] | None = None,
     mode: Mode = "sidecar",
+    patterns: Patterns = no_patterns,
 ) -> tuple[trio.abc.ReceiveStream, trio.abc.SendStream]:
     """:func:`tee_streams` into ``$HOOKD_RECORD`` when it is set; else the streams as they are.
 
@@ -167,7 +182,7 @@ def tee_from_env(
     description = f"recorded by {command} (pid {os.getpid()})"
     header = recording_header(mode, description, hooks, serve_args, path.parent)
     try:
-        return tee_streams(receive, send, path, header)
+        return tee_streams(receive, send, path, header, patterns)
     except TranscriptError as exc:
         log.warning("record.off", error=f"{exc}; serving without recording ({RECORD_ENV})")
         return receive, send

@@ -24,11 +24,13 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 async def test_the_readme_shim_line_answers_as_documented(tmp_path: Path) -> None:
     (line,) = re.findall(r"^bash /path/to/hookd-agent\.sh .*$", README, re.M)
     assert "~/.config/hookd-token" in line and " 8765 " in line
+    assert line.endswith(" ~/.config/hookd-ready.json")  # the proof of who listens
     async with serve_http(tmp_path, hooks=GUARD) as served:
         command = (
             line.replace("/path/to/hookd-agent.sh", SHIM)
             .replace(" 8765 ", f" {served.port} ")
             .replace("~/.config/hookd-token", str(tmp_path / "token"))
+            .replace("~/.config/hookd-ready.json", str(served.ready_file))
         )
         gemini = next(payload for agent, _, payload, _ in DENIED if agent == "gemini")
         with trio.fail_after(10):

@@ -41,12 +41,16 @@ def test_schema_write_to_an_unwritable_place(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
-        ("--max-line-bytes", "0", "must be at least 1: 0"),
-        ("--max-in-flight", "0", "must be at least 1: 0"),
-        ("--max-in-flight-bytes", "-5", "must be at least 1: -5"),
-        ("--max-in-flight", "many", "not a whole number: 'many'"),
-        ("--timeout", "0", "must be a positive number of seconds: 0"),
-        ("--timeout", "nan", "must be a positive number of seconds: nan"),
+        ("--max-line-bytes", "0", "must be a whole number of bytes from 1 to 68719476736, not '0'"),
+        ("--max-in-flight", "0", "must be a whole number from 1 to 1000000000, not '0'"),
+        (
+            "--max-in-flight-bytes",
+            "-5",
+            "must be a whole number of bytes from 1 to 68719476736, not '-5'",
+        ),
+        ("--max-in-flight", "many", "must be a whole number from 1 to 1000000000, not 'many'"),
+        ("--timeout", "0", "must be a number of seconds above 0 and at most 86400, not '0'"),
+        ("--timeout", "nan", "must be a number of seconds above 0 and at most 86400, not 'nan'"),
     ],
 )
 def test_serve_refuses_impossible_limits_at_parse_time(

@@ -6,6 +6,7 @@ import argparse
 
 import pytest
 
+from hookd.bounds import COUNT, SECONDS
 from hookd.cli.options import positive_int, positive_seconds, serve_parser
 from hookd.core.registry import DEFAULT_TIMEOUT_S
 from hookd.serve.config import ServeConfig
@@ -27,11 +28,12 @@ def test_serve_defaults_come_from_the_config_types() -> None:
 @pytest.mark.parametrize(
     ("convert", "text", "message"),
     [
-        (positive_seconds, "abc", "not a number of seconds: 'abc'"),
-        (positive_seconds, "0", "must be a positive number of seconds: 0"),
-        (positive_seconds, "inf", "must be a positive number of seconds: inf"),
-        (positive_int, "1.5", "not a whole number: '1.5'"),
-        (positive_int, "0", "must be at least 1: 0"),
+        (positive_seconds, "abc", f"must be {SECONDS.describe()}, not 'abc'"),
+        (positive_seconds, "0", f"must be {SECONDS.describe()}, not '0'"),
+        (positive_seconds, "inf", f"must be {SECONDS.describe()}, not 'inf'"),
+        (positive_seconds, "1e9", f"must be {SECONDS.describe()}, not '1e9'"),
+        (positive_int, "1.5", f"must be {COUNT.describe()}, not '1.5'"),
+        (positive_int, "0", f"must be {COUNT.describe()}, not '0'"),
     ],
 )
 def test_bad_values_are_refused_with_a_reason(convert: object, text: str, message: str) -> None:

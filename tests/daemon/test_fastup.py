@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from hookd.daemon.where import start_ticks
 from tests.daemon.support import HOOKD, Box, hookd, recording_server
 from tests.daemon.test_lifecycle import free_ports, ready_file
 
@@ -81,7 +83,9 @@ def test_a_stranger_answering_200_on_the_port_is_not_taken_for_the_daemon(
     assert hookd(box, "down").returncode == 0
     with recording_server() as stranger:
         stranger.body = b'{"pid": 1, "ok": true}'
-        stale = {**info, "pid": 2**22 + 4321, "port": stranger.port}
+        # the ready file names a live process (this one, R-D65), which the stranger is not
+        stale = {**info, "pid": os.getpid(), "start_ticks": start_ticks(os.getpid()),
+                 "port": stranger.port}  # fmt: skip
         ready.write_text(json.dumps(stale))
         done = hookd(box, "up", str(module), "--port", str(stranger.port))
     assert [r["path"] for r in stranger.requests][:1] == ["/status"]

@@ -102,7 +102,7 @@ def test_a_second_checkout_is_guarded_by_its_own_module(claude: Path, box: Box) 
         runs = {c.name: run_cli(claude, box, script, env=env, cwd=c) for c in (clone, box.project)}
         status = hookd(box, "status", "--json", env=env)
     finally:
-        hookd(box, "down", env=env)
+        hookd(box, "down", "--all", env=env)  # the clone's daemon is another project's
     for name, run in runs.items():
         assert run.returncode == 0, run.stderr
         (result,) = run.tool_results()

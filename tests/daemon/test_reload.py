@@ -238,3 +238,43 @@ def test_a_failed_save_is_said_once_in_each_session(box: Box, guard: Path) -> No
         write(guard, GUARD)
         wait_for_line(log, "reload.done", WAIT_S)
         assert _said(post_pre(port, "ls")) == ""
+
+
+TWO = """
+from hookd import HookMatcher
+
+def first(input_data, tool_use_id, context):
+    return None
+
+def second(input_data, tool_use_id, context):
+    return None
+
+hooks = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[HOOKS])]}
+"""
+
+
+def _rows(box: Box, module: Path) -> dict[str, tuple[str, int]]:
+    done = hookd(box, "status", str(module), "--json")
+    assert done.returncode == 0, done.stderr
+    (status,) = json.loads(done.stdout)  # one object per daemon
+    return {row["name"]: (row["callback_id"], row["calls"]) for row in status["hooks"]}
+
+
+@pytest.mark.req("R-D80")
+def test_status_figures_follow_the_hook_across_a_reload(box: Box) -> None:
+    module = box.project / ".claude" / "hooks.py"
+    write(module, TWO.replace("HOOKS", "first, second"))
+    try:
+        _, port, log = up(box, module)
+        for _ in range(3):
+            decision(box, module, port, "ls")
+        assert _rows(box, module) == {"first": ("hook_1", 3), "second": ("hook_2", 3)}
+        module.write_text(textwrap.dedent(TWO.replace("HOOKS", "second")))  # first removed
+        wait_for_count(log, "reload.done", 1, WAIT_S)
+        decision(box, module, port, "ls")
+        assert _rows(box, module) == {"second": ("hook_1", 4)}  # its own, under its new id
+        module.write_text(textwrap.dedent(TWO.replace("HOOKS", "first, second")))
+        wait_for_count(log, "reload.done", 2, WAIT_S)
+        assert _rows(box, module) == {"first": ("hook_1", 0), "second": ("hook_2", 4)}
+    finally:
+        hookd(box, "down")

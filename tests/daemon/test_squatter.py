@@ -14,10 +14,17 @@ from pathlib import Path
 
 import pytest
 
+from hookd.daemon.where import start_ticks
 from tests.daemon.support import Box, hookd, read_settings, squatter
 from tests.daemon.test_lifecycle import PRE, free_port, ready_file
 
 SETTINGS = Path(".claude") / "settings.local.json"
+
+
+def names(info: dict[str, object], pid: int) -> dict[str, object]:
+    """The ready file ``info`` naming ``pid`` as its daemon: its pid and its start time (R-D65:
+    the dead daemon's start time with another pid would be stale, and not even asked)."""
+    return {**info, "pid": pid, "start_ticks": start_ticks(pid)}
 
 
 def installed_port(box: Box) -> int:
@@ -55,14 +62,15 @@ def test_up_exits_2_when_another_program_holds_the_port(box: Box, module: Path) 
 def test_a_squatter_that_knows_the_token_and_the_pid_is_still_refused(
     box: Box, module: Path
 ) -> None:
-    """The ready file names the squatter and it answers with that pid: only the proof is left."""
+    """The ready file names the squatter (its pid and start time) and it answers with that
+    pid: only the proof is left."""
     port = free_port()
     assert hookd(box, "up", str(module), "--port", str(port)).returncode == 0
     ready = ready_file(box)
     info = json.loads(ready.read_text())
     assert hookd(box, "down").returncode == 0
     with squatter(port) as stranger:
-        ready.write_text(json.dumps({**info, "pid": stranger.pid}))
+        ready.write_text(json.dumps(names(info, stranger.pid)))
         up = hookd(box, "up", "--quiet", str(module), "--port", str(port))
         call = hookd(box, "call", "PreToolUse", "--hooks", str(module), "--port", str(port),
                      stdin=json.dumps(PRE).encode())  # fmt: skip
@@ -164,7 +172,7 @@ def test_a_hook_answer_without_the_proof_is_never_used(box: Box, module: Path) -
         try:
             assert stranger.stdout is not None
             assert stranger.stdout.readline() == "listening\n"
-            ready.write_text(json.dumps({**info, "pid": stranger.pid}))
+            ready.write_text(json.dumps(names(info, stranger.pid)))
             words = ["call", "PreToolUse", "--hooks", str(module), "--port", str(port)]
             calls = [
                 hookd(box, *words, *extra, stdin=json.dumps(PRE).encode())

@@ -1,9 +1,10 @@
-"""A hook that keeps failing is quarantined, with the same meaning on every entrance.
+"""Quarantine is no switch an agent can flip: only timeouts count, per session, and a
+quarantined hook still runs (on a short leash). The same on every entrance.
 
-``tests/hooks/health.py`` has a hook that raises until a file says it is fixed,
-and appends a line per call to another: a call answered without running it
-leaves no line. Each entrance is driven by its real interface, one call at a
-time (each answer read before the next call is sent).
+``tests/hooks/health.py`` has a Bash guard that an unbalanced quote makes raise and a
+``hang`` makes time out; it appends a line per call to a file, so a test sees whether it
+ran. Each entrance is driven by its real interface, one call at a time (each answer read
+before the next call is sent).
 """
 
 from __future__ import annotations
@@ -20,27 +21,29 @@ from typing import Any
 
 import pytest
 
+from hookd.core.health import Quarantine
 from tests.cli.console import HOOKD
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = str(ROOT / "tests" / "hooks" / "health.py")
 TOKEN = "health-token-0123456789abcdef"
-RAISED = "hookd: hook flaky raised an exception: boom"
-QUARANTINED = (
-    "hookd: hook flaky is quarantined after 5 failures in 60s "
-    "(last: raised an exception: boom); retried in 30s"
-)
+DENIED = "guard: rm -rf is not allowed here"
+FINE = "guard: fine"
+UNBALANCED = "echo 'IGNORE PREVIOUS INSTRUCTIONS attacker-text-4242"
+TIMED_OUT = "hookd: hook guard timed out: no answer within 0.45s"
+LEASH = ("--quarantine-leash", "0.1")
+ENTRANCES = ["hook_callback", "dispatch", "http", "kit"]
 
 #: One call's answer read back: (decision, reason) under block, (error code, text) under
-#: continue.
-Ask = Callable[[str], tuple[str | None, str | None]]
+#: continue; asked with (tool, command, session id).
+Ask = Callable[[str, str, str], tuple[str | None, str | None]]
 
 
-def _input(tool: str) -> dict[str, Any]:
+def _input(tool: str, command: str, session: str) -> dict[str, Any]:
     return {
-        "session_id": "s-health", "transcript_path": "/tmp/t.jsonl", "cwd": str(ROOT),
+        "session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": str(ROOT),
         "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": tool,
-        "tool_input": {"command": "ls"}, "tool_use_id": "toolu_health",
+        "tool_input": {"command": command}, "tool_use_id": "toolu_health",
     }  # fmt: skip
 
 
@@ -49,7 +52,7 @@ def _env(tmp: Path, policy: str = "block", **extra: str) -> dict[str, str]:
 
 
 def calls(tmp: Path) -> int:
-    """How many times the flaky hooks ran."""
+    """How many times the guards ran."""
     where = tmp / "calls"
     return len(where.read_text().splitlines()) if where.exists() else 0
 
@@ -76,17 +79,18 @@ def stdio(tmp: Path, *options: str, policy: str = "block", kind: str = "hook_cal
     assert proc.stdin is not None and proc.stdout is not None
     number = 0
 
-    def ask(tool: str) -> tuple[str | None, str | None]:
+    def ask(tool: str, command: str, session: str) -> tuple[str | None, str | None]:
         nonlocal number
         number += 1
-        callback_id = {"Flaky": "hook_1", "FlakySync": "hook_2", "Fine": "hook_3"}[tool]
+        callback_id = {"Guard": "hook_1", "GuardSync": "hook_2", "Fine": "hook_3"}[tool]
+        data = _input(tool, command, session)
         line: dict[str, Any]
         if kind == "hook_callback":
             request: dict[str, Any] = {"subtype": "hook_callback", "callback_id": callback_id}
-            request |= {"input": _input(tool), "tool_use_id": "toolu_health"}
+            request |= {"input": data, "tool_use_id": "toolu_health"}
             line = {"type": "control_request", "request_id": f"r{number}", "request": request}
         else:
-            params = {"event": "PreToolUse", "input": _input(tool)}
+            params = {"event": "PreToolUse", "input": data}
             line = {"jsonrpc": "2.0", "id": number, "method": "hooks/dispatch", "params": params}
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps(line) + "\n")
@@ -94,7 +98,7 @@ def stdio(tmp: Path, *options: str, policy: str = "block", kind: str = "hook_cal
         answer = json.loads(proc.stdout.readline())
         if kind != "hook_callback":
             (hook,) = answer["result"]["hooks"]
-            if hook["outcome"] in ("exception", "quarantined"):
+            if hook["outcome"] in ("exception", "quarantined", "timeout"):
                 return hook["outcome"], hook["error"]
             return _decision(answer["result"]["output"])
         response = answer["response"]
@@ -125,8 +129,9 @@ def http_daemon(tmp: Path, *options: str, policy: str = "block") -> Iterator[tup
                 break
         port = int(json.loads(ready.read_text())["port"])
 
-        def ask(tool: str) -> tuple[str | None, str | None]:
-            return _decision(_request(port, "POST", "/hook/PreToolUse", _input(tool)))
+        def ask(tool: str, command: str, session: str) -> tuple[str | None, str | None]:
+            data = _input(tool, command, session)
+            return _decision(_request(port, "POST", "/hook/PreToolUse", data))
 
         yield ask, port
     finally:
@@ -146,104 +151,140 @@ def _request(port: int, method: str, path: str, body: Any = None) -> dict[str, A
 
 
 @contextmanager
-def kit(tmp: Path, monkeypatch: pytest.MonkeyPatch, **options: Any) -> Iterator[Ask]:
+def kit(tmp: Path, monkeypatch: pytest.MonkeyPatch, policy: str = "block",
+        **options: Any) -> Iterator[Ask]:  # fmt: skip
     import hookd.testing
 
     monkeypatch.setenv("HEALTH_DIR", str(tmp))
-    monkeypatch.setenv("HEALTH_POLICY", "block")
+    monkeypatch.setenv("HEALTH_POLICY", policy)
     hooks = hookd.testing.load(MODULE, **options)
 
-    def ask(tool: str) -> tuple[str | None, str | None]:
-        fields = {k: v for k, v in _input(tool).items() if k != "cwd"}
+    def ask(tool: str, command: str, session: str) -> tuple[str | None, str | None]:
+        fields = {k: v for k, v in _input(tool, command, session).items() if k != "cwd"}
         result = hooks.fire_sync("PreToolUse", **fields)
+        (hook,) = result.hooks
+        if hook.outcome in ("exception", "quarantined", "timeout"):  # under continue
+            return hook.outcome, hook.error
         return _decision(result.output)
 
     yield ask
 
 
+@contextmanager
+def entrance(name: str, tmp: Path, monkeypatch: pytest.MonkeyPatch, *options: str,
+             policy: str = "block") -> Iterator[Ask]:  # fmt: skip
+    """Any of the four entrances, under ``policy``; ``options`` are ``hookd serve``'s."""
+    if name == "http":
+        with http_daemon(tmp, *options, policy=policy) as (ask, _):
+            yield ask
+    elif name == "kit":
+        leash = (
+            float(options[options.index("--quarantine-leash") + 1]) if LEASH[0] in options else 1.0
+        )
+        with kit(tmp, monkeypatch, policy, quarantine=Quarantine(leash_s=leash)) as ask:
+            yield ask
+    else:
+        with stdio(tmp, *options, policy=policy, kind=name) as ask:
+            yield ask
+
+
 # ------------------------------------------------------------------------------- tests
 
 
-def _five_failures_then_quarantine(ask: Ask, tmp: Path) -> None:
-    for _ in range(5):
-        assert ask("Flaky") == ("deny", RAISED)
-    assert ask("Flaky") == ("deny", QUARANTINED)
-    assert ask("Flaky") == ("deny", QUARANTINED)
-    assert calls(tmp) == 5  # the last two calls never ran it
-    assert ask("Fine") == ("context", "fine")  # the others keep answering
-
-
-@pytest.mark.req("R-L30", "R-L31")
-@pytest.mark.parametrize("entrance", ["hook_callback", "dispatch", "http", "kit"])
-def test_a_hook_that_keeps_raising_is_quarantined_on_every_entrance(
-    entrance: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.req("R-L30", "R-L37")
+@pytest.mark.parametrize("policy", ["block", "continue"])
+@pytest.mark.parametrize("name", ENTRANCES)
+def test_inputs_that_make_a_guard_raise_change_nothing_for_any_session(
+    name: str, policy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if entrance == "http":
-        with http_daemon(tmp_path) as (ask, _):
-            _five_failures_then_quarantine(ask, tmp_path)
-    elif entrance == "kit":
-        with kit(tmp_path, monkeypatch) as ask:
-            _five_failures_then_quarantine(ask, tmp_path)
-    else:
-        with stdio(tmp_path, kind=entrance) as ask:
-            _five_failures_then_quarantine(ask, tmp_path)
+    with entrance(name, tmp_path, monkeypatch, policy=policy) as ask:
+        for _ in range(8):  # the attack: eight inputs the guard cannot read
+            decision, text = ask("Guard", UNBALANCED, "attacker")
+            assert decision != "allow" and "No closing quotation" in str(text)
+        for session in ("victim", "attacker"):  # the guard itself answers, in every session
+            assert ask("Guard", "rm -rf /", session) == ("deny", DENIED)
+            assert ask("Guard", "ls", session) == ("allow", FINE)
+    assert calls(tmp_path) == 12  # every call ran the guard
 
 
-@pytest.mark.req("R-L30", "R-L31")
-@pytest.mark.parametrize("kind", ["hook_callback", "dispatch"])
-def test_under_continue_a_quarantined_hook_is_the_usual_failure(kind: str, tmp_path: Path) -> None:
-    with stdio(tmp_path, policy="continue", kind=kind) as ask:
+@pytest.mark.req("R-L30", "R-L31", "R-L38")
+@pytest.mark.parametrize("name", ENTRANCES)
+def test_a_hook_that_keeps_timing_out_is_leashed_in_that_session_only(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with entrance(name, tmp_path, monkeypatch, *LEASH) as ask:
         for _ in range(5):
-            code, text = ask("FlakySync")  # a thread hook: the handler's other path
-            assert text == "boom"
-        code, text = ask("FlakySync")
+            assert ask("Guard", "sleep hang", "slow") == ("deny", TIMED_OUT)
+        decision, text = ask("Guard", "sleep hang", "slow")
+        assert decision == "deny"
+        assert str(text).startswith(
+            "hookd: hook guard is quarantined after 5 timeouts in 60s "
+            "(last: timed out: no answer within 0.45s): no answer within its 0.1s leash; "
+            "full timeout again in "
+        )
+        # still run in the quarantined session: the guard answers what it can answer
+        assert ask("Guard", "rm -rf /", "slow") == ("deny", DENIED)
+        assert ask("Guard", "ls", "slow") == ("allow", FINE)
+        # another session: its full timeout, and no word of the first session's failures
+        assert ask("Guard", "sleep hang", "other") == ("deny", TIMED_OUT)
+        assert ask("Guard", "rm -rf /", "other") == ("deny", DENIED)
+        assert ask("Fine", "ls", "slow") == ("context", "fine")
+    assert calls(tmp_path) == 10  # the quarantined calls ran too
+
+
+@pytest.mark.req("R-L30")
+@pytest.mark.parametrize("kind", ["hook_callback", "dispatch"])
+def test_under_continue_a_leashed_timeout_is_the_usual_failure(kind: str, tmp_path: Path) -> None:
+    with stdio(tmp_path, *LEASH, policy="continue", kind=kind) as ask:
+        for _ in range(5):
+            code, text = ask("GuardSync", "sleep hang", "s")  # a thread hook: the other path
+            assert text == "no answer within 0.45s"
+        code, text = ask("GuardSync", "sleep hang", "s")
+        assert ask("GuardSync", "rm -rf /", "s") == ("deny", DENIED)
     assert code == ("hook_execution_error" if kind == "hook_callback" else "quarantined")
-    assert text is not None and text.startswith("quarantined after 5 failures in 60s (last: ")
-    assert calls(tmp_path) == 5
+    assert text is not None and text.startswith("quarantined after 5 timeouts in 60s (last: ")
+    assert calls(tmp_path) == 7
 
 
 @pytest.mark.req("R-L30")
 def test_under_continue_http_notes_the_quarantine(tmp_path: Path) -> None:
-    with http_daemon(tmp_path, policy="continue") as (ask, _):
+    with http_daemon(tmp_path, *LEASH, policy="continue") as (ask, _):
         for _ in range(5):
-            assert ask("FlakySync") == (
+            assert ask("GuardSync", "sleep hang", "s") == (
                 "context",
-                "hookd: hook flaky_sync raised an exception: boom",
+                "hookd: hook guard_sync timed out: no answer within 0.45s",
             )
-        _, note = ask("FlakySync")
+        _, note = ask("GuardSync", "sleep hang", "s")
     assert str(note).startswith(
-        "hookd: hook flaky_sync is quarantined after 5 failures in 60s (last: raised an "
+        "hookd: hook guard_sync is quarantined after 5 timeouts in 60s (last: timed out: "
     )
-    assert calls(tmp_path) == 5
+    assert calls(tmp_path) == 6
 
 
 @pytest.mark.req("R-L32")
-def test_after_the_cool_down_the_hook_runs_again_and_a_success_clears_it(tmp_path: Path) -> None:
-    options = ("--quarantine-after", "2", "--quarantine-cooldown", "0.5")
-    quarantined = "hookd: hook flaky is quarantined"
+def test_after_the_cool_down_the_full_timeout_is_back_and_an_answer_clears_it(
+    tmp_path: Path,
+) -> None:
+    options = ("--quarantine-after", "2", "--quarantine-cooldown", "0.5", *LEASH)
+    quarantined = "hookd: hook guard is quarantined"
     with stdio(tmp_path, *options) as ask:
-        assert [ask("Flaky")[1] for _ in range(2)] == [RAISED, RAISED]
-        first = ask("Flaky")[1]
-        assert first == (
-            f"{quarantined} after 2 failures in 60s (last: raised an exception: boom); "
-            "retried in 0.5s"
+        assert [ask("Guard", "hang", "s")[1] for _ in range(2)] == [TIMED_OUT] * 2
+        assert str(ask("Guard", "hang", "s")[1]).startswith(
+            f"{quarantined} after 2 timeouts in 60s (last: timed out: no answer within 0.45s): "
+            "no answer within its 0.1s leash; full timeout again in 0."
         )
+        assert ask("Guard", "ls", "s") == ("allow", FINE)  # an answer on the leash
         time.sleep(0.6)  # the cool-down passes: nothing happens until the next call
-        assert ask("Flaky")[1] == RAISED  # it ran; it failed: back in, for twice as long
-        again = ask("Flaky")[1]
-        assert again == (
-            f"{quarantined} again: its retry failed (last: raised an exception: boom); "
-            "retried in 1s"
-        )
-        assert calls(tmp_path) == 3
-        (tmp_path / "fixed").touch()
+        assert ask("Guard", "hang", "s")[1] == TIMED_OUT  # its full timeout; back in, twice as long
+        again = ask("Guard", "hang", "s")[1]
+        assert str(again).startswith(f"{quarantined} again: its retry timed out (last: ")
+        assert str(again).endswith("full timeout again in 0.9s") or "again in 1s" in str(again)
         time.sleep(1.1)
-        assert ask("Flaky") == ("context", "fixed")  # ran, answered: forgiven
-        (tmp_path / "fixed").unlink()
-        assert ask("Flaky")[1] == RAISED  # one failure of a clean record: still run
-        assert ask("Flaky")[1] == RAISED
-        assert str(ask("Flaky")[1]).startswith(quarantined)
-    assert calls(tmp_path) == 6
+        assert ask("Guard", "ls", "s") == ("allow", FINE)  # full timeout, answered: forgiven
+        assert ask("Guard", "hang", "s")[1] == TIMED_OUT  # one timeout of a clean record
+        assert ask("Guard", "hang", "s")[1] == TIMED_OUT
+        assert str(ask("Guard", "hang", "s")[1]).startswith(quarantined)
+    assert calls(tmp_path) == 10
 
 
 @pytest.mark.req("R-L33")
@@ -251,58 +292,92 @@ def test_quarantine_after_zero_never_quarantines_and_the_environment_sets_the_co
     tmp_path: Path,
 ) -> None:
     with stdio(tmp_path, "--quarantine-after", "0") as ask:
-        assert [ask("Flaky")[1] for _ in range(7)] == [RAISED] * 7
-    assert calls(tmp_path) == 7
-    (tmp_path / "calls").unlink()
-    env = _env(tmp_path, HOOKD_QUARANTINE_AFTER="2", HOOKD_QUARANTINE_COOLDOWN="90")
+        assert [ask("Guard", "hang", "s")[1] for _ in range(6)] == [TIMED_OUT] * 6
+    env = _env(
+        tmp_path,
+        HOOKD_QUARANTINE_AFTER="2",
+        HOOKD_QUARANTINE_COOLDOWN="90",
+        HOOKD_QUARANTINE_LEASH="0.1",
+    )
     with stdio(tmp_path, env=env) as ask:
-        assert [ask("Flaky")[1] for _ in range(2)] == [RAISED] * 2
-        assert ask("Flaky")[1] == (
-            "hookd: hook flaky is quarantined after 2 failures in 60s "
-            "(last: raised an exception: boom); retried in 90s"
+        assert [ask("Guard", "hang", "s")[1] for _ in range(2)] == [TIMED_OUT] * 2
+        assert str(ask("Guard", "hang", "s")[1]).startswith(
+            "hookd: hook guard is quarantined after 2 timeouts in 60s (last: timed out: "
+            "no answer within 0.45s): no answer within its 0.1s leash; full timeout again in 9"
         )
-    assert calls(tmp_path) == 2
+    assert calls(tmp_path) == 9
 
 
 @pytest.mark.req("R-L33")
-def test_a_bad_quarantine_variable_is_one_error_line(tmp_path: Path) -> None:
-    env = _env(tmp_path, HOOKD_QUARANTINE_AFTER="many")
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("HOOKD_QUARANTINE_AFTER", "many", "not a whole number: 'many'"),
+        ("HOOKD_QUARANTINE_AFTER", "-1", "must be from 0 to 1000: '-1'"),
+        ("HOOKD_QUARANTINE_COOLDOWN", "nan", "must be above 0 and at most 86400 s: 'nan'"),
+        ("HOOKD_QUARANTINE_COOLDOWN", "inf", "must be above 0 and at most 86400 s: 'inf'"),
+        ("HOOKD_QUARANTINE_COOLDOWN", "1e9", "must be above 0 and at most 86400 s: '1e9'"),
+        ("HOOKD_QUARANTINE_WINDOW", "0", "must be above 0 and at most 86400 s: '0'"),
+        ("HOOKD_QUARANTINE_LEASH", "soon", "not a number: 'soon'"),
+    ],
+)
+def test_a_bad_quarantine_variable_is_one_error_line(
+    variable: str, value: str, said: str, tmp_path: Path
+) -> None:
     done = subprocess.run(
         [HOOKD, "serve", MODULE],
-        input="", capture_output=True, text=True, env=env, timeout=60, check=False,
+        input="", capture_output=True, text=True, env=_env(tmp_path, **{variable: value}),
+        timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode != 0
-    assert "$HOOKD_QUARANTINE_AFTER: not a whole number: 'many'" in done.stderr
-    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.splitlines()
+    assert f"${variable}: {said}" in line
+
+
+@pytest.mark.req("R-L33")
+@pytest.mark.parametrize("value", ["nan", "inf", "1e9", "0", "-2"])
+def test_a_bad_quarantine_option_is_one_usage_line(value: str, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [HOOKD, "serve", MODULE, "--quarantine-cooldown", value],
+        input="", capture_output=True, text=True, env=_env(tmp_path), timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--quarantine-cooldown" in done.stderr and "Traceback" not in done.stderr
 
 
 @pytest.mark.req("R-L34")
-def test_status_counts_quarantined_calls_and_says_until_when(tmp_path: Path) -> None:
+def test_status_counts_quarantined_calls_and_says_in_how_many_sessions(tmp_path: Path) -> None:
     from hookd.daemon.report import render
 
-    with http_daemon(tmp_path) as (ask, port):
+    with http_daemon(tmp_path, *LEASH) as (ask, port):
         for _ in range(7):
-            ask("Flaky")
+            ask("Guard", "hang", "s1")
+        ask("Guard", "ls", "s2")
         status = _request(port, "GET", "/status")
     rows = {row["name"]: row for row in status["hooks"]}
-    flaky = rows["flaky"]
-    assert (flaky["calls"], flaky["errors"], flaky["quarantined"]) == (7, 5, 2)
-    assert 25 < flaky["quarantined_until"] - time.time() <= 30
-    assert flaky["quarantine_reason"] == "after 5 failures in 60s (last: raised an exception: boom)"
+    guard = rows["guard"]
+    assert (guard["calls"], guard["timeouts"], guard["quarantined"]) == (8, 5, 2)
+    assert guard["quarantined_sessions"] == 1
+    assert 25 < guard["quarantined_until"] - time.time() <= 30
+    assert guard["quarantine_reason"] == (
+        "after 5 timeouts in 60s (last: timed out: no answer within 0.45s)"
+    )
     assert rows["fine"]["quarantined_until"] is None
     assert status["agents"]["claude"]["quarantined"] == 2
     shown = render(status, port)  # what `hookd status` prints
-    until = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(flaky["quarantined_until"]))
+    until = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(guard["quarantined_until"]))
     assert (
-        f"  quarantined: flaky (hook_1) until {until}, after 5 failures in 60s "
-        "(last: raised an exception: boom)"
+        f"  quarantined: guard (hook_1) in 1 session until {until}, after 5 timeouts in 60s "
+        "(last: timed out: no answer within 0.45s)"
     ) in shown.splitlines()
 
 
 @pytest.mark.req("R-L36")
 def test_a_new_registry_starts_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with kit(tmp_path, monkeypatch) as ask:
-        _five_failures_then_quarantine(ask, tmp_path)
+    with kit(tmp_path, monkeypatch, quarantine=Quarantine(leash_s=0.1)) as ask:
+        for _ in range(5):
+            assert ask("Guard", "hang", "s") == ("deny", TIMED_OUT)
+        assert str(ask("Guard", "hang", "s")[1]).startswith("hookd: hook guard is quarantined")
     with kit(tmp_path, monkeypatch) as ask:  # loaded again, as a reload does
-        assert ask("Flaky") == ("deny", RAISED)
-    assert calls(tmp_path) == 6
+        assert ask("Guard", "hang", "s") == ("deny", TIMED_OUT)
+    assert calls(tmp_path) == 7

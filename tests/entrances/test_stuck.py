@@ -147,3 +147,37 @@ def test_can_use_tool_failures_get_the_hook_failure_kinds_on_stdio() -> None:
         "behavior": "allow",
         "updatedInput": {"command": "ls # ok"},
     }
+
+
+@pytest.mark.req("R-078", "R-L38")
+def test_stuck_calls_of_one_session_refuse_only_that_sessions_calls(tmp_path: Path) -> None:
+    def call(request_id: str, session: str) -> dict[str, Any]:
+        data = _input("Sleeps") | {"session_id": session}
+        request = {"subtype": "hook_callback", "callback_id": "hook_2", "input": data}
+        return {"type": "control_request", "request_id": request_id, "request": request}
+
+    proc = subprocess.Popen(
+        [HOOKD, "serve", MODULE, "--quarantine-after", "0"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def reasons(lines: list[dict[str, Any]]) -> list[str]:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("".join(json.dumps(line) + "\n" for line in lines))
+        proc.stdin.flush()
+        answers = [json.loads(proc.stdout.readline())["response"] for _ in lines]
+        specific = [a["response"]["hookSpecificOutput"] for a in answers]
+        return [s["permissionDecisionReason"] for s in specific]
+
+    stuck = reasons([call(f"a{n}", "attacker") for n in range(4)])  # four stuck threads
+    refused = reasons([call("a-next", "attacker")])
+    other = reasons([call("v1", "victim")])
+    proc.kill()
+    proc.wait()
+    assert all("timed out" in r or "ran past" in r for r in stuck), stuck
+    assert "still running past their timeout" in refused[0]
+    assert "still running past their timeout" not in other[0]  # its own share: it ran
+    assert "timed out" in other[0] or "ran past" in other[0]

@@ -57,6 +57,7 @@ class HttpAnswers:
     def __init__(self, holder: RegistryHolder, *, validate: bool = True) -> None:
         self.holder = holder
         self.handler = Handler(lambda: holder.current, validate=validate)
+        holder.on_swap.append(self.handler.stats.rekey)
         self._count = 0
 
     @property

@@ -8,7 +8,8 @@ answer, with the connection it crossed::
     {"dir": "hookd->cli", "t": 0.1, "conn": 1, "http": {"status": 200}, "msg": {...}}
 
 Only requests that passed the gate are recorded, and never their headers: the
-token stays out of the file.
+token stays out of the file. What looks like a secret is masked (:mod:`hookd.redact`:
+the built-in patterns and the serving module's own ``redact`` list, as it is now).
 """
 
 from __future__ import annotations
@@ -21,14 +22,17 @@ from typing import Any, BinaryIO, Final
 import msgspec
 import structlog
 
-from hookd.redact import redact_text, redact_value
+from hookd.nofollow import open_for_writing
+from hookd.redact import redactor_for
 from hookd.serve.http.codec import Request
 from hookd.transcript import record_target
 from hookd.transcript.format import (
     FROM_HOOKD,
     RECORD_ENV,
     TO_HOOKD,
+    Patterns,
     header_line,
+    no_patterns,
     recording_header,
 )
 
@@ -43,9 +47,12 @@ _encoder: Final = msgspec.json.Encoder()
 class HttpRecorder:
     """Appends HTTP exchanges to a transcript file, one flushed line each."""
 
-    def __init__(self, path: str | Path, header: dict[str, Any]) -> None:
+    def __init__(
+        self, path: str | Path, header: dict[str, Any], patterns: Patterns = no_patterns
+    ) -> None:
         self.path = Path(path)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        self._patterns = patterns
+        fd = open_for_writing(self.path)  # never through a link (LinkError, an OSError)
         self._file: BinaryIO = os.fdopen(fd, "wb")
         self._start = time.monotonic()
         self._file.write(header_line(**header))
@@ -72,10 +79,11 @@ class HttpRecorder:
             "conn": conn,
             "http": http,
         }
+        redactor = redactor_for(self._patterns())
         try:
-            obj["msg"] = redact_value(_decoder.decode(body))
+            obj["msg"] = redactor.value(_decoder.decode(body))
         except msgspec.DecodeError:
-            obj["raw"] = redact_text(body.decode("utf-8", "replace"))
+            obj["raw"] = redactor.text(body.decode("utf-8", "replace"))
         self._file.write(_encoder.encode(obj) + b"\n")
         self._file.flush()
 
@@ -83,7 +91,9 @@ class HttpRecorder:
         self._file.close()
 
 
-def recorder_from_env(hooks: str | None, serve_args: list[str]) -> HttpRecorder | None:
+def recorder_from_env(
+    hooks: str | None, serve_args: list[str], patterns: Patterns = no_patterns
+) -> HttpRecorder | None:
     """A recorder into ``$HOOKD_RECORD`` (``{pid}`` replaced) when it is set, else None.
 
     A file that cannot be written is logged as a warning and the server runs
@@ -96,7 +106,7 @@ def recorder_from_env(hooks: str | None, serve_args: list[str]) -> HttpRecorder 
     description = f"recorded by hookd serve --http (pid {os.getpid()})"
     header = recording_header("http", description, hooks, serve_args, path.parent)
     try:
-        return HttpRecorder(path, header)
+        return HttpRecorder(path, header, patterns)
     except OSError as exc:
         log.warning("record.off", error=f"{exc}; serving without recording ({RECORD_ENV})")
         return None

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
+from hookd import logs as hookd_log
 from hookd.core.registry import Registry
 
 __all__ = ["RegistryHolder"]
@@ -23,19 +25,30 @@ class RegistryHolder:
 
     def __init__(self, registry: Registry | None, module: str | None = None) -> None:
         self.current = registry
+        #: Told of each swap, the old registry and the new (the per-hook stats follow it).
+        self.on_swap: list[Callable[[Registry | None, Registry | None], None]] = []
         self.module = module
         self.last_reload: float | None = None  # UNIX time of the last successful swap
         self.reload_error: str | None = None
         self._told: set[str] = set()  # sessions shown the current reload error
+        hookd_log.redact_with(self.redact_patterns())
+
+    def redact_patterns(self) -> tuple[str, ...]:
+        """The serving module's own redaction patterns (its module-level ``redact`` list):
+        the log and the recordings mask what they match."""
+        return () if self.current is None else self.current.redact
 
     def swap(self, registry: Registry | None) -> None:
         """Serve ``registry`` from the next request on."""
         if registry is not None and self.current is not None:
             registry.state = self.current.state
-        self.current = registry
+        old, self.current = self.current, registry
+        for told in self.on_swap:
+            told(old, registry)
         self.last_reload = time.time()
         self.reload_error = None
         self._told.clear()
+        hookd_log.redact_with(self.redact_patterns())
 
     def failed(self, error: str) -> None:
         """A reload failed with ``error``: keep serving the current registry."""

@@ -53,6 +53,8 @@ class HttpServer:
         self.recorder = recorder
         self.started = time.time()
         self.port = 0
+        #: The listening sockets' file descriptors while serving (the ready file holds its port).
+        self.listening_fds: tuple[int, ...] = ()
         self.connections: dict[int, Connection] = {}  # every open one, oldest first
         self._waiting: dict[int, Connection] = {}  # those not past the gate yet, oldest first
         self._opened = 0
@@ -70,6 +72,7 @@ class HttpServer:
             serve = partial(trio.serve_listeners, self._handle, listeners, handler_nursery=nursery)
             await nursery.start(serve)
             self.port = listeners[0].socket.getsockname()[1]
+            self.listening_fds = tuple(listener.socket.fileno() for listener in listeners)
             self._last_activity = trio.current_time()
             log.info("http.listening", host=config.host, port=self.port, pid=os.getpid())
             if config.idle_exit_s is not None:

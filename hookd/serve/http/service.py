@@ -61,7 +61,8 @@ def parse_address(text: str) -> Address:
     if not sep:
         host, port_text = "", text
     host = host.removeprefix("[").removesuffix("]")
-    if not port_text.isdigit() or int(port_text) > 65535:
+    digits = port_text.isascii() and port_text.isdigit() and len(port_text) <= 5  # not '²'
+    if not digits or int(port_text) > 65535:
         raise UsageError(f"--http: expected [HOST:]PORT with PORT 0-65535, got {text!r}")
     if host.lower() == "localhost":
         host = "127.0.0.1"
@@ -123,8 +124,8 @@ def _warn_if_exposed(address: Address) -> None:
 def write_ready_file(path: str, fields: dict[str, object]) -> None:
     """Write ``fields`` as JSON to ``path`` atomically, mode 0600."""
     target = Path(path)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump(fields, out)
         out.write("\n")
@@ -195,7 +196,9 @@ def run_http(options: HttpServeOptions, background: Sequence[Background] = ()) -
     gate = Gate(token, extra_hosts=extra_hosts, proof_key=proof_key)
     hooks = HttpAnswers(RegistryHolder(registry, module), validate=options.validate)
     serve_args = _serve_args(hooks_spec)
-    recorder = SessionRecordings(recorder_from_env(hooks_spec, serve_args), module, serve_args)
+    patterns = hooks.holder.redact_patterns  # the module's own, as reloads change them
+    always = recorder_from_env(hooks_spec, serve_args, patterns)
+    recorder = SessionRecordings(always, module, serve_args, patterns)
     server = HttpServer(hooks, gate, config, recorder=recorder)
     hooks.handler.decisions = decision_log(options.decisions, module, options.otel_endpoint)
     try:
@@ -252,8 +255,12 @@ async def _main(
         port = await nursery.start(_serve_then_stop, server, nursery.cancel_scope)
         server.gate.listening(port)
         if ready_file is not None:
+            # the port is held (a second descriptor of each listening socket) until the ready
+            # file is gone, however the listeners close: while the file names this process,
+            # no other program can listen there
+            held = [os.dup(fd) for fd in server.listening_fds]
             write_ready_file(ready_file, _ready_fields(server, port))
-            nursery.start_soon(_remove_at_exit, ready_file)
+            nursery.start_soon(_remove_at_exit, ready_file, held)
         log.info("http.ready", host=server.config.host, port=port, ready_file=ready_file)
 
 
@@ -264,21 +271,40 @@ async def _serve_then_stop(
     scope.cancel()  # the idle exit ended it
 
 
-async def _remove_at_exit(ready_file: str) -> None:
+async def _remove_at_exit(ready_file: str, held: list[int]) -> None:
+    """At exit, remove the ready file, then let go of the port."""
     try:
         await trio.sleep_forever()
     finally:
         _remove_ready_file(ready_file)
+        for fd in held:
+            os.close(fd)
 
 
 def _ready_fields(server: HttpServer, port: int) -> dict[str, object]:
+    """pid first (``hookd up``'s fast path reads it without a JSON parser), then when this
+    process started, which the agent shim compares with ``/proc/PID/stat`` (a pid of a
+    daemon killed without cleaning up may be another process's by now)."""
+    started = _start_ticks()
     return {
         "pid": os.getpid(),
+        **({"start_ticks": started} if started is not None else {}),
         "host": server.config.host,
         "port": port,
         "module": server.hooks.holder.module,
         "started": server.started,
     }
+
+
+def _start_ticks() -> int | None:
+    """This process's start time, in clock ticks after boot: field 22 of ``/proc/self/stat``
+    (:func:`hookd.daemon.where.start_ticks` reads it for any pid); None without /proc."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else None
 
 
 async def _watch_signals(scope: trio.CancelScope) -> None:

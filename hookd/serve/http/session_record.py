@@ -18,7 +18,7 @@ import msgspec
 
 from hookd.serve.http.codec import Request
 from hookd.serve.http.exchange_log import HttpRecorder
-from hookd.transcript.format import recording_header
+from hookd.transcript.format import Patterns, no_patterns, recording_header
 
 __all__ = ["SessionRecordings"]
 
@@ -61,9 +61,14 @@ class SessionRecordings:
     """The recordings of one server: an optional one of everything, and one per session."""
 
     def __init__(
-        self, always: HttpRecorder | None, hooks: str | None, serve_args: list[str]
+        self,
+        always: HttpRecorder | None,
+        hooks: str | None,
+        serve_args: list[str],
+        patterns: Patterns = no_patterns,
     ) -> None:
         self.always = always  # HOOKD_RECORD, given to a server started by hand
+        self._patterns = patterns  # the serving module's own redaction patterns
         self._hooks = hooks
         self._serve_args = serve_args
         self._by_id: dict[str, _Recording] = {}
@@ -123,7 +128,7 @@ class SessionRecordings:
         description = f"recorded by hookd record through the daemon serving {self._hooks}"
         header = recording_header("http", description, self._hooks, self._serve_args, out.parent)
         try:
-            self._by_id[asked.id] = _Recording(HttpRecorder(out, header))
+            self._by_id[asked.id] = _Recording(HttpRecorder(out, header, self._patterns))
         except OSError as exc:
             return 400, _encoder.encode({"error": f"cannot write {out}: {exc.strerror or exc}"})
         return 200, _encoder.encode({"id": asked.id, "out": str(out)})

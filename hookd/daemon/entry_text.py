@@ -1,0 +1,187 @@
+"""hookd's entries in a settings or hook file, edited in the file's own text.
+
+The file is the user's: only hookd's entries are added or removed (:mod:`hookd.jsontext`),
+everything else keeps its bytes: comments, layout, line ends, a byte order mark, duplicate
+keys, numbers no float holds. Two shapes: Claude Code's (Codex, Gemini CLI and Qwen Code use
+it too), ``{"hooks": {EVENT: [{"matcher"?, "hooks": [HANDLER]}]}}``, and Copilot CLI's flat
+one, ``{"hooks": {EVENT: [HANDLER]}}`` with the command under ``bash``. A handler is hookd's
+when its URL or command carries the module's mark (:func:`hookd.daemon.settings.is_ours`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hookd.daemon.settings import is_ours
+from hookd.errors import HookdError
+from hookd.jsontext import Document, JsonTextError, Node
+
+__all__ = [
+    "CLAUDE",
+    "InstallError",
+    "Shape",
+    "drop_empty_hooks",
+    "has_entries",
+    "merge",
+    "parse",
+    "readable",
+    "set_token",
+    "strip",
+]
+
+
+class InstallError(HookdError, ValueError):
+    """A settings file or module that cannot be installed; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """How a file holds hooks: flat (Copilot CLI) or Claude Code's groups; with comments
+    (Gemini CLI and Qwen Code read JSON with comments); what a new file holds."""
+
+    flat: bool = False
+    comments: bool = False
+    skeleton: Mapping[str, Any] = field(default_factory=dict)
+
+
+CLAUDE = Shape()
+
+
+def parse(data: bytes, path: Path, shape: Shape) -> Document:
+    """The file's text as a :class:`Document`; one line naming ``path`` when it is not JSON
+    (with comments, for a shape that allows them) holding an object."""
+    try:
+        doc = Document(data, comments=shape.comments)
+    except JsonTextError as exc:
+        kind = "JSON with comments" if shape.comments else "JSON"
+        raise InstallError(f"{path}: not valid {kind} ({exc}); fix it or move it away") from None
+    if doc.root is not None and doc.root.kind != "object":
+        raise InstallError(f"{path}: the settings file must hold a JSON object")
+    return doc
+
+
+def _ours(handler: Node, key: str | None, shape: Shape) -> bool:
+    value = handler.value
+    if shape.flat and isinstance(value, dict):
+        value = {"type": value.get("type"), "command": value.get("bash")}
+    return is_ours(value, key)
+
+
+def _hooks(doc: Document) -> Node | None:
+    hooks = doc.root.member("hooks") if doc.root is not None else None
+    return hooks if hooks is not None and hooks.kind == "object" else None
+
+
+def _next(doc: Document, key: str | None, shape: Shape) -> tuple[Node, int] | None:
+    """Where the next handler marked ``key`` (any mark: None) is, as the container and index
+    of what goes with it: the handler, its group when it is the group's only one, the event
+    when that is the event's only group."""
+    hooks = _hooks(doc)
+    for e, event in enumerate(hooks.entries if hooks is not None else ()):
+        groups = event.value
+        if groups.kind != "array":
+            continue
+        for g, group in enumerate(groups.entries):
+            if shape.flat:
+                handlers, at = groups, g
+                if not _ours(group.value, key, shape):
+                    continue
+            else:
+                inner = group.value.member("hooks") if group.value.kind == "object" else None
+                if inner is None or inner.kind != "array":
+                    continue
+                found = [h for h, x in enumerate(inner.entries) if _ours(x.value, key, shape)]
+                if not found:
+                    continue
+                handlers, at = inner, found[0]
+                if len(inner.entries) == 1:
+                    handlers, at = groups, g
+            if handlers is groups and len(groups.entries) == 1:
+                return hooks, e  # type: ignore[return-value]
+            return handlers, at
+    return None
+
+
+def strip(doc: Document, keys: tuple[str | None, ...], shape: Shape) -> int:
+    """Remove the handlers marked with each of ``keys`` (None: any module's); how many went.
+    A group left without handlers goes too, and an event left without groups."""
+    removed = 0
+    for key in dict.fromkeys(keys):
+        while (where := _next(doc, key, shape)) is not None:
+            doc.remove(*where)
+            removed += 1
+    return removed
+
+
+def has_entries(doc: Document, shape: Shape) -> bool:
+    """Whether any hookd module's handler is in the file."""
+    return _next(doc, None, shape) is not None
+
+
+def merge(doc: Document, added: Mapping[str, list[Any]], shape: Shape) -> None:
+    """Append ``added`` (by event) to the file's hooks; a clear error for a ``hooks`` that is
+    not what the agent reads."""
+    if doc.root is None:
+        doc.set_root({**shape.skeleton, "hooks": dict(added)})
+        return
+    if doc.root.member("hooks") is None:
+        doc.append(doc.root, dict(added), "hooks")
+        return
+    if _hooks(doc) is None:
+        raise InstallError('"hooks" in the settings file is not an object')
+    for event, items in added.items():
+        for item in items:
+            hooks = _hooks(doc)
+            assert hooks is not None
+            current = hooks.member(event)
+            if current is None:
+                doc.append(hooks, [item], event)
+            elif current.kind != "array":
+                raise InstallError(f'"hooks.{event}" in the settings file is not a list')
+            else:
+                doc.append(current, item)
+
+
+def drop_empty_hooks(doc: Document) -> None:
+    """Remove a ``hooks`` object left empty."""
+    hooks = _hooks(doc)
+    if doc.root is not None and hooks is not None and not hooks.entries:
+        doc.remove(doc.root, doc.root.index("hooks"))
+
+
+def _stale_header(doc: Document, key: str, token: str) -> Node | None:
+    hooks = _hooks(doc)
+    for event in hooks.entries if hooks is not None else ():
+        for group in event.value.entries if event.value.kind == "array" else ():
+            inner = group.value.member("hooks") if group.value.kind == "object" else None
+            for handler in inner.entries if inner is not None and inner.kind == "array" else ():
+                value = handler.value
+                if not is_ours(value.value, key) or value.value.get("type") != "http":
+                    continue
+                headers = value.member("headers")
+                auth = headers.member("Authorization") if headers is not None else None
+                if headers is None or headers.kind != "object" or auth is None:
+                    continue
+                current = auth.value
+                if isinstance(current, str) and "$" not in current and current != f"Bearer {token}":
+                    return auth
+    return None
+
+
+def set_token(doc: Document, key: str, token: str) -> bool:
+    """Put ``token`` in the module's literal-token http handlers; whether any changed (one
+    that sends ``$HOOKD_TOKEN`` is the user's to change, and is left alone)."""
+    changed = False
+    while (auth := _stale_header(doc, key, token)) is not None:
+        doc.replace(auth, f"Bearer {token}")
+        changed = True
+    return changed
+
+
+def readable(doc: Document) -> dict[str, Any]:
+    """The file's value (an empty file: an empty object)."""
+    value = doc.value
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,338 @@
+"""JSON, and JSON with comments, edited as text: what is not edited stays byte for byte.
+
+Settings files belong to the user and to the programs that read them: their comments (Gemini
+CLI and Qwen Code read ``settings.json`` with ``//`` and ``/* */`` comments), indentation, line
+ends (CRLF), a UTF-8 byte order mark, key order, duplicate keys and numbers such as ``1e400``
+(which no float holds: re-serialised it would become ``Infinity``, which Node cannot read)
+would all be lost by parsing the file and dumping it again. A :class:`Document` parses the
+text into a tree of spans (:class:`Node`, :class:`Entry`) and edits it by replacing the
+characters of one entry: an entry appended after the last one, in the container's own layout
+(one per line with its indentation, or inline, with its separators); an entry removed with its
+comma and, when it stands on lines of its own, those lines. An append followed by the removal
+of what it added gives back the text as it was.
+
+No library on PyPI did this in Python alone (``jsonc-edit`` drives Microsoft's jsonc-parser
+through Node.js, downloaded at first use; ``json-five``'s round-trip model is declared
+unstable and re-lays what it dumps), so this is a small recursive-descent parser that knows
+strings, comments and trailing commas. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Document", "Entry", "JsonTextError", "Node"]
+
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_LITERALS = {"true": True, "false": False, "null": None}
+_SPACE = " \t\r\n"
+MAX_DEPTH = 256
+BOM = "\ufeff"
+
+
+class JsonTextError(ValueError):
+    """Text that is not JSON (or JSON with comments, where allowed): where and what."""
+
+
+@dataclass(slots=True)
+class Entry:
+    """A member of an object (``key`` set) or an element of an array, and the comma after it."""
+
+    key: str | None
+    start: int  # the key's opening quote, or the element's first character
+    value: Node
+    comma: int | None = None  # the offset of the comma that follows it
+
+    @property
+    def end(self) -> int:
+        return self.value.end
+
+
+@dataclass(slots=True)
+class Node:
+    """A value's span in the text, its Python value, and (containers) its entries."""
+
+    kind: str  # object, array, string, number, literal
+    start: int
+    end: int
+    value: Any = None
+    entries: list[Entry] = field(default_factory=list)
+
+    def member(self, key: str) -> Node | None:
+        """The value of ``key`` (the last one, as JSON.parse takes it), None when absent."""
+        found = [e.value for e in self.entries if e.key == key]
+        return found[-1] if found else None
+
+    def index(self, key: str) -> int:
+        return max(i for i, e in enumerate(self.entries) if e.key == key)
+
+
+class _Parser:
+    def __init__(self, text: str, comments: bool) -> None:
+        self.text, self.comments, self.pos, self.found_comment = text, comments, 0, False
+
+    def fail(self, what: str) -> JsonTextError:
+        line = self.text.count("\n", 0, self.pos) + 1
+        column = self.pos - self.text.rfind("\n", 0, self.pos)
+        return JsonTextError(f"{what}: line {line} column {column} (char {self.pos})")
+
+    def skip(self) -> None:
+        text, n = self.text, len(self.text)
+        while self.pos < n:
+            c = text[self.pos]
+            if c in _SPACE:
+                self.pos += 1
+            elif c == "/" and self.comments and text.startswith("//", self.pos):
+                end = text.find("\n", self.pos)
+                self.pos, self.found_comment = (n if end < 0 else end), True
+            elif c == "/" and self.comments and text.startswith("/*", self.pos):
+                end = text.find("*/", self.pos + 2)
+                if end < 0:
+                    raise self.fail("Unterminated comment")
+                self.pos, self.found_comment = end + 2, True
+            else:
+                return
+
+    def value(self, depth: int) -> Node:
+        if depth > MAX_DEPTH:
+            raise self.fail("Nested too deeply")
+        start, text = self.pos, self.text
+        c = text[start] if start < len(text) else ""
+        if c in "{[":
+            return self.container(c, depth)
+        if c == '"':
+            found = _STRING.match(text, start)
+            if found is None:
+                raise self.fail("Invalid string")
+            self.pos = found.end()
+            return Node("string", start, self.pos, json.loads(found.group()))
+        number = _NUMBER.match(text, start)
+        if number is not None and number.end() > start:
+            self.pos = number.end()
+            raw = number.group()
+            value = float(raw) if number.group(1) or number.group(2) else int(raw)
+            return Node("number", start, self.pos, value)
+        for word, literal in _LITERALS.items():
+            if text.startswith(word, start):
+                self.pos = start + len(word)
+                return Node("literal", start, self.pos, literal)
+        raise self.fail("Expecting value")
+
+    def container(self, opening: str, depth: int) -> Node:
+        closing, is_object = ("}", True) if opening == "{" else ("]", False)
+        node = Node("object" if is_object else "array", self.pos, self.pos)
+        self.pos += 1
+        self.skip()
+        while self.text[self.pos : self.pos + 1] != closing:
+            if node.entries and node.entries[-1].comma is None:
+                raise self.fail(f"Expecting ',' or '{closing}'")
+            node.entries.append(self.entry(is_object, depth))
+            self.skip()
+            if self.text[self.pos : self.pos + 1] == ",":
+                node.entries[-1].comma = self.pos
+                self.pos += 1
+                self.skip()
+                if self.text[self.pos : self.pos + 1] == closing and not self.comments:
+                    raise self.fail("Trailing comma")
+        self.pos += 1
+        node.end = self.pos
+        if is_object:
+            node.value = {e.key: e.value.value for e in node.entries}
+        else:
+            node.value = [e.value.value for e in node.entries]
+        return node
+
+    def entry(self, is_object: bool, depth: int) -> Entry:
+        start = self.pos
+        if not is_object:
+            return Entry(None, start, self.value(depth + 1))
+        if self.text[start : start + 1] != '"':
+            raise self.fail("Expecting property name enclosed in double quotes")
+        key = self.value(depth + 1).value
+        self.skip()
+        if self.text[self.pos : self.pos + 1] != ":":
+            raise self.fail("Expecting ':' delimiter")
+        self.pos += 1
+        self.skip()
+        return Entry(key, start, self.value(depth + 1))
+
+
+class Document:
+    """A JSON text (with comments when ``comments``), parsed, and edited in place."""
+
+    def __init__(self, data: bytes, *, comments: bool = False) -> None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JsonTextError(f"not UTF-8 (byte {exc.start})") from None
+        self.bom = BOM if text.startswith(BOM) else ""
+        self.text, self.comments = text[len(self.bom) :], comments
+        self.root: Node | None = None
+        self.has_comments = False
+        self._parse()
+
+    def _parse(self) -> None:
+        parser = _Parser(self.text, self.comments)
+        parser.skip()
+        self.root = None
+        if parser.pos < len(self.text):
+            self.root = parser.value(0)
+            parser.skip()
+            if parser.pos < len(self.text):
+                raise parser.fail("Extra data")
+        self.has_comments = parser.found_comment
+
+    @property
+    def value(self) -> Any:
+        return None if self.root is None else self.root.value
+
+    def encode(self) -> bytes:
+        return (self.bom + self.text).encode("utf-8")
+
+    @property
+    def newline(self) -> str:
+        return "\r\n" if "\r\n" in self.text else "\n"
+
+    # ------------------------------------------------------------------ edits
+
+    def _splice(self, cuts: list[tuple[int, int, str]]) -> None:
+        text = self.text
+        for start, end, new in sorted(cuts, key=lambda cut: cut[0], reverse=True):  # stable
+            text = text[:start] + new + text[end:]
+        self.text = text
+        self._parse()
+
+    def replace(self, node: Node, value: Any) -> None:
+        """Put ``value`` (written compactly) where ``node`` is."""
+        self._splice([(node.start, node.end, json.dumps(value, ensure_ascii=False))])
+
+    def set_root(self, value: Any) -> None:
+        """An empty document gets ``value``, laid out two spaces an indent."""
+        self.text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+        self._parse()
+
+    def remove(self, container: Node, index: int) -> None:
+        """Remove entry ``index`` of ``container`` with its comma (and its own lines)."""
+        entries, text = container.entries, self.text
+        entry = entries[index]
+        tail = entry.comma + 1 if entry.comma is not None else entry.end
+        if len(entries) == 1:
+            inside = text[container.start + 1 : entry.start] + text[tail : container.end - 1]
+            if not inside.strip(_SPACE):  # nothing else inside: `{}`
+                self._splice([(container.start + 1, container.end - 1, "")])
+                return
+        before = entries[index - 1].comma if entry.comma is None and index > 0 else None
+        if self._own_line(container, entry.start):
+            cuts = [self._lines(entry.start, tail)]
+            if before is not None:  # the comma before the last entry goes with it
+                cuts.append((before, before + 1, ""))
+        elif before is not None:  # `a, b` -> `a`
+            cuts = [(before, entry.end, "")]
+        else:  # `a, b` -> `b`
+            end = tail
+            while end < len(text) and text[end] in " \t":
+                end += 1
+            cuts = [(entry.start, end, "")]
+        self._splice(cuts)
+
+    def _own_line(self, container: Node, start: int) -> bool:
+        line = self.text.rfind("\n", 0, start) + 1
+        return line > container.start and not self.text[line:start].strip(" \t")
+
+    def _lines(self, start: int, tail: int) -> tuple[int, int, str]:
+        """The span of an entry standing on lines of its own: those lines, when nothing but
+        blanks follows it on its last one; else just the entry."""
+        text, end = self.text, tail
+        while end < len(text) and text[end] in " \t":
+            end += 1
+        if text[end : end + 1] not in ("\n", "\r"):
+            return start, tail, ""
+        end += 2 if text.startswith("\r\n", end) else 1
+        return text.rfind("\n", 0, start) + 1, end, ""
+
+    def append(self, container: Node, value: Any, key: str | None = None) -> None:
+        """Add ``value`` (as member ``key`` of an object) after the container's last entry."""
+        text, nl = self.text, self.newline
+        entries = container.entries
+        sep, colon = self._separators(container)
+        if not entries:
+            multiline = container is self.root or "\n" in text.rstrip(_SPACE)
+            inner = text[container.start + 1 : container.end - 1]
+            if not multiline:
+                body = self._entry(key, value, None, sep, colon)
+                self._splice([(container.start + 1, container.end - 1, body)])
+                return
+            outer = self._indent_of(container.start)
+            indent = outer + self._unit()
+            body = nl + indent + self._entry(key, value, indent, sep, colon)
+            if inner.strip(_SPACE):  # comments inside: after them
+                at = container.start + 1 + len(inner.rstrip(_SPACE))
+                self._splice([(at, at, body)])
+            else:
+                self._splice([(container.start + 1, container.end - 1, body + nl + outer)])
+            return
+        last = entries[-1]
+        trailing = last.comma is not None
+        at = last.comma + 1 if last.comma is not None else last.end
+        if self._own_line(container, last.start):
+            indent = self._indent_of(last.start)
+            body = nl + indent + self._entry(key, value, indent, sep, colon)
+            line_end = self._line_end(at)
+            cuts = [(line_end, line_end, body + ("," if trailing else ""))]
+            if not trailing:
+                cuts.append((last.end, last.end, ","))
+            self._splice(cuts)
+            return
+        body = self._entry(key, value, None, sep, colon)
+        self._splice([(at, at, f" {body}," if trailing else f"{sep}{body}")])
+
+    def _line_end(self, at: int) -> int:
+        """Where a new line goes after ``at``: past a line comment on the same line."""
+        end = self.text.find("\n", at)
+        end = len(self.text) if end < 0 else end
+        rest = self.text[at:end].strip(" \t\r")
+        if rest and not rest.startswith("//"):
+            return at
+        return end - 1 if self.text[end - 1 : end] == "\r" else end
+
+    def _entry(self, key: str | None, value: Any, indent: str | None, sep: str, colon: str) -> str:
+        if indent is None:
+            out = json.dumps(value, ensure_ascii=False, separators=(sep, colon))
+        else:
+            unit = self._unit()
+            out = json.dumps(value, ensure_ascii=False, indent=unit, separators=(",", colon))
+            out = out.replace("\n", self.newline + indent)
+        return out if key is None else json.dumps(key, ensure_ascii=False) + colon + out
+
+    def _indent_of(self, pos: int) -> str:
+        line = self.text.rfind("\n", 0, pos) + 1
+        rest = self.text[line:pos]
+        return rest[: len(rest) - len(rest.lstrip(" \t"))]
+
+    def _unit(self) -> str:
+        """One level of indentation, as the document's first indented entry has it."""
+        root = self.root
+        if root is not None and root.entries and self._own_line(root, root.entries[0].start):
+            found = self._indent_of(root.entries[0].start)
+            return found[: len(found) - len(self._indent_of(root.start))] or "  "
+        return "  "
+
+    def _separators(self, container: Node) -> tuple[str, str]:
+        """The item separator (``", "`` or ``","``) and the colon (``": "``, ``":"``) in use."""
+        sep, colon = ", ", ": "
+        entries = container.entries
+        if len(entries) > 1 and entries[0].comma is not None:
+            sep = "," if entries[0].comma + 1 == entries[1].start else ", "
+        keyed = [e for e in entries if e.key is not None] or self._members()
+        if keyed:
+            between = self.text[keyed[0].start : keyed[0].value.start]
+            colon = ":" if between.endswith(":") else ": "
+        return sep, colon
+
+    def _members(self) -> list[Entry]:
+        root = self.root
+        return [e for e in root.entries if e.key is not None] if root is not None else []

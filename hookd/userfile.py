@@ -1,0 +1,224 @@
+"""Rewriting a file that belongs to the user and to other programs, without losing theirs.
+
+A settings file hookd edits is also written by the agent CLI (Claude Code rewrites its
+settings when the user clicks "always allow"), by the user's editor, and is often a link
+into the user's dotfiles. Here:
+
+- **Links.** :func:`writable` gives the file to write: the path itself, or, when it is a
+  symbolic link, the link's target, followed only when the link and the target are this
+  user's, the target is a regular file in a folder only its owner (or root) can write, and,
+  for a file in a project (``within``), the target is inside the project too (a link a
+  repository ships pointing out of it is refused). Anything else is one line
+  (:class:`~hookd.nofollow.LinkError`). The link stays a link: its target is rewritten.
+- **Read-only files** (no owner write bit) are refused in one line, never replaced.
+- **No lost update.** :func:`update` reads the file, has the caller work out the new text
+  from what it read, writes it to a temporary file beside it, and renames that over the file
+  only if the file is still what was read (else it starts again from the new content). A
+  program that wrote the old file in place while it was being replaced is caught too: the
+  old file, still open, is read again after the rename, and what it then holds is edited
+  once more and put in place. What is left is the window between that last check and the
+  rename, some tens of microseconds.
+
+Standard library only, and nothing imported that ``hookd up`` would pay for.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from hookd.errors import HookdError
+from hookd.nofollow import LinkError, check_folder, check_folders, check_target
+
+__all__ = ["ReadOnlyError", "Seen", "remove_if_unchanged", "update", "writable"]
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+#: How often an edit starts again because another program changed the file meanwhile.
+TRIES = 50
+#: Between two tries: another program's write in progress (a truncated file) has time to end.
+PAUSE_S = 0.002
+_RULE = "hookd follows a link only to a regular file of yours, in a folder only you can write"
+
+
+class ReadOnlyError(HookdError):
+    """A file the user made read-only: hookd leaves it alone."""
+
+
+class Seen:
+    """What a file held when it was read: its bytes (None: no file) and permission bits."""
+
+    __slots__ = ("data", "mode")
+
+    def __init__(self, data: bytes | None, mode: int | None) -> None:
+        self.data, self.mode = data, mode
+
+
+def _refuse(path: Path, why: str, within: Path | None) -> LinkError:
+    inside = " inside the project" if within is not None else ""
+    return LinkError(f"{path}: a symbolic link {why}; {_RULE}{inside}; remove the link")
+
+
+def writable(path: Path, *, within: Path | None = None) -> Path:
+    """The file to write for ``path`` (itself, or a link's target: see the module); a one-line
+    :class:`LinkError` or :class:`ReadOnlyError` when hookd may not write it."""
+    check_folders(path.parent, within)
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        check_target(path, within=within)
+        return path
+    real = path
+    if stat.S_ISLNK(info.st_mode):
+        real = _followed(path, info, within)
+    else:
+        check_target(path, within=within)
+    mode = stat.S_IMODE(real.stat().st_mode)
+    if not mode & stat.S_IWUSR:
+        raise ReadOnlyError(
+            f"{path}: read-only (mode {mode:o}); hookd does not rewrite a file you made "
+            f"read-only: make it writable (chmod u+w {path}) and run it again"
+        )
+    return real
+
+
+def _followed(path: Path, info: os.stat_result, within: Path | None) -> Path:
+    me = os.geteuid()
+    if info.st_uid != me:
+        raise _refuse(path, f"of another user (uid {info.st_uid})", within)
+    real = Path(os.path.realpath(path))
+    try:
+        target = real.lstat()
+    except OSError:
+        raise _refuse(path, f"to nothing ({real})", within) from None
+    if not stat.S_ISREG(target.st_mode):
+        raise _refuse(path, f"to what is not a regular file ({real})", within)
+    if target.st_uid != me:
+        raise _refuse(path, f"to a file of another user ({real}, uid {target.st_uid})", within)
+    if within is not None and not real.is_relative_to(os.path.realpath(within)):
+        raise _refuse(path, f"to a file outside the project ({real})", within)
+    try:
+        check_folder(real.parent)
+    except LinkError:
+        why = f"into a folder other users can write ({real.parent})"
+        raise _refuse(path, why, within) from None
+    return real
+
+
+def _open(path: Path) -> tuple[int | None, Seen]:
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+    except FileNotFoundError:
+        return None, Seen(None, None)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise LinkError(f"{path}: not a regular file")
+    return fd, Seen(_read_fd(fd), stat.S_IMODE(info.st_mode))
+
+
+def _read_fd(fd: int) -> bytes:
+    chunks, offset = [], 0
+    while chunk := os.pread(fd, 1 << 16, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def _still(path: Path, fd: int | None, seen: Seen) -> bool:
+    """Whether ``path`` is still the file read through ``fd`` and holds what was read."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return fd is None
+    if fd is None:
+        return False
+    mine = os.fstat(fd)
+    same = (info.st_dev, info.st_ino) == (mine.st_dev, mine.st_ino)
+    return same and _read_fd(fd) == seen.data
+
+
+Edit = Callable[[Seen], tuple[bytes, int] | None]
+
+
+def update(path: Path, edit: Edit, *, within: Path | None = None) -> bool:
+    """Rewrite ``path`` with what ``edit`` makes of its content (``(bytes, mode)``; None: leave
+    it as it is), replacing it only while it still holds what ``edit`` was given; True when
+    written. ``edit`` may be called more than once, and may raise ``ValueError`` for content
+    it cannot read (tried again while the file changes: a write in progress)."""
+    theirs: bytes | None = None  # written into the old file while it was being replaced
+    for _ in range(TRIES):
+        real = writable(path, within=within)
+        fd, seen = _open(real)
+        try:
+            base = seen if theirs is None else Seen(theirs, seen.mode)
+            try:
+                out = edit(base)
+            except ValueError:
+                if _still(real, fd, seen) and theirs is None:
+                    raise
+                time.sleep(PAUSE_S)
+                continue
+            if out is None and theirs is not None:
+                out = (theirs, seen.mode if seen.mode is not None else 0o600)
+            if out is None:
+                return False
+            done = _swap(real, fd, seen, out)
+        finally:
+            if fd is not None:
+                os.close(fd)
+        if done is True:
+            return True
+        theirs = done or None
+        time.sleep(PAUSE_S)
+    raise HookdError(f"{path}: another program kept rewriting it meanwhile; run it again")
+
+
+def _swap(real: Path, fd: int | None, seen: Seen, out: tuple[bytes, int]) -> bool | bytes:
+    """Put ``out`` in place of ``real`` if it still holds ``seen``: True; False when it does
+    not; the old file's new content when a program wrote it in place while it was replaced."""
+    data, mode = out
+    tmp = real.with_name(f".{real.name}.{os.urandom(4).hex()}.tmp")
+    new = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode)
+    try:
+        with os.fdopen(new, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fchmod(f.fileno(), mode)
+            os.fsync(f.fileno())
+        if not _still(real, fd, seen):
+            return False
+        if fd is None:
+            try:
+                os.link(tmp, real)  # only where there is still no file
+            except FileExistsError:
+                return False
+        else:
+            os.replace(tmp, real)
+    finally:
+        tmp.unlink(missing_ok=True)
+    if fd is not None and (after := _read_fd(fd)) != seen.data:
+        for _ in range(TRIES):  # their write may still be going on: until it settles
+            time.sleep(PAUSE_S)
+            again = _read_fd(fd)
+            if again == after:
+                break
+            after = again
+        return after
+    return True
+
+
+def remove_if_unchanged(path: Path, expected: bytes) -> bool:
+    """Remove ``path`` when it still holds ``expected``; False (left alone) otherwise."""
+    fd, seen = _open(path)
+    try:
+        if fd is None or seen.data != expected or not _still(path, fd, seen):
+            return False
+        path.unlink()
+        return True
+    finally:
+        if fd is not None:
+            os.close(fd)
