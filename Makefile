@@ -55,6 +55,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.http_server
 	$(BIN)/python -m bench.cli_session
 	$(BIN)/python -m bench.agent_shim
+	$(BIN)/python -m bench.guard
 
 fuzz: $(STAMP)
 	HOOKD_FUZZ_LONG=1 $(BIN)/python -m pytest -q tests/fuzz/test_fuzz.py

@@ -38,6 +38,7 @@ examples:
   hookd status                            the running daemons and their hooks' figures
   hookd doctor                            will each agent here call hookd? what to run if not
   hookd log --why                         why the latest denial was denied
+  hookd guard 'sudo rm -rf ~'             what the destructive-command guard decides
   hookd whatif candidate.py hooks.py      which logged calls a candidate would decide otherwise
   hookd serve hooks.py                    serve on stdin/stdout (the CLI spawns this)
   hookd run --hooks hooks.py -p "list files" -- claude
@@ -71,6 +72,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str, str]] = {
         "hookd.cli.new",
         "add_new_parser",
         "write a starter hooks module and a passing test for it",
+    ),
+    "guard": (
+        "hookd.cli.guard",
+        "add_guard_parser",
+        "show what the destructive-command guard decides for a command line",
     ),
     "test": (
         "hookd.cli.pytest_runner",
@@ -199,6 +205,12 @@ def _run_new(args: argparse.Namespace) -> int:
     return new_main(args)
 
 
+def _run_guard(args: argparse.Namespace) -> int:
+    from hookd.cli.guard import guard_main
+
+    return guard_main(args)
+
+
 def _run_test(args: argparse.Namespace) -> int:
     from hookd.cli.pytest_runner import test_main
 
@@ -255,6 +267,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     ),
     "whatif": _run_whatif,
     "new": _run_new,
+    "guard": _run_guard,
     "test": _run_test,
     "run": _run_run,
     "replay": _run_replay,

@@ -33,16 +33,15 @@ HOOKS: Final = '''\
 """Hooks for Claude Code: guard your sessions with `hookd install {name}`; test with pytest."""
 
 from hookd import HookMatcher, add_context, deny
-
-FORBIDDEN = ["rm -rf /", "git push --force"]
+from hookd.guards import destructive_commands
+from hookd.shell import parse
 
 
 async def guard(input_data, tool_use_id, context):
-    """Refuse Bash commands that must never run here."""
-    command = input_data["tool_input"].get("command", "")
-    for pattern in FORBIDDEN:
-        if pattern in command:
-            return deny(f"{{pattern!r}} is not allowed in this repository")
+    """This repository's own rule, on what the command line really runs (hookd.shell)."""
+    for command in parse(input_data["tool_input"].get("command", "")).commands:
+        if command.name == "npm" and command.args[:1] == ("publish",):
+            return deny(f"`{{command.shown()}}`: releases are published by CI, not from here")
     return None  # no objection: the CLI's usual permission rules apply
 
 
@@ -52,7 +51,9 @@ async def rules(input_data, tool_use_id, context):
 
 
 hooks = {{
-    "PreToolUse": [HookMatcher(matcher="Bash", hooks=[guard], timeout=10)],
+    # destructive_commands(): rm -rf outside temporary folders, git reset --hard, push --force,
+    # dd of=/dev/..., and the same behind sudo, bash -c, xargs, $(...); see `hookd guard --help`
+    "PreToolUse": [HookMatcher(matcher="Bash", hooks=[destructive_commands(), guard], timeout=10)],
     "UserPromptSubmit": [HookMatcher(hooks=[rules])],
 }}
 '''
@@ -74,6 +75,20 @@ def test_guard_denies_recursive_delete_of_root():
     result = hooks.fire_sync("PreToolUse", tool_name="Bash", tool_input={{"command": "rm -rf /"}})
     assert result.decision == "deny", result
     assert "rm -rf /" in result.reason
+
+
+def test_guard_denies_disguised_deletes():
+    command = "sudo bash -c 'rm -r -f ~'"
+    result = hooks.fire_sync("PreToolUse", tool_name="Bash", tool_input={{"command": command}})
+    assert result.decision == "deny", result
+    assert "rm-recursive" in result.reason
+
+
+def test_the_repositorys_own_rule_reads_through_wrappers():
+    command = "cd pkg && env CI=1 npm publish"
+    result = hooks.fire_sync("PreToolUse", tool_name="Bash", tool_input={{"command": command}})
+    assert result.decision == "deny", result
+    assert "published by CI" in result.reason
 
 
 def test_guard_lets_harmless_commands_through():

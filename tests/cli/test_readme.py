@@ -38,6 +38,10 @@ COMMANDS = [
     ("hookd replay conformance/transcripts/v2.1.330_deny.jsonl", 0, "PASS"),
     ("hookd record --out session.jsonl -- hookd serve my_hooks.py", 0, ""),
     ("hookd replay session.jsonl", 0, "PASS session.jsonl"),
+    ("""hookd guard 'sudo env X=1 bash -c "rm -fr ~"'""", 2,
+     "deny: rm-recursive: `rm -fr ~` (via sudo > env > bash -c)"),
+    ("hookd guard 'git push --force-with-lease'", 0, "\nallow\n"),
+    ("hookd guard --allow build 'rm -rf build'", 0, "\nallow\n"),
 ]  # fmt: skip
 
 

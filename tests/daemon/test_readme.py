@@ -58,7 +58,7 @@ def test_every_command_of_the_section_runs(box: Box) -> None:
                 settings = json.loads((box.project / ".claude/settings.local.json").read_text())
                 assert settings["hooks"]["PreToolUse"][0]["hooks"][0]["onFailure"] == "block"
             if args[0] == "status" and len(args) == 1:
-                assert " guard " in done.stdout and "PreToolUse" in done.stdout
+                assert " destructive_commands " in done.stdout and "PreToolUse" in done.stdout
     finally:
         hookd(box, "down")
     assert not (box.project / ".claude/settings.local.json").exists()
