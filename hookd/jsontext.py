@@ -30,6 +30,8 @@ _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"'
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
 _SPACE = " \t\r\n"
+_BLANK = re.compile(r"[ \t\r\n]*")
+_INDENTED = re.compile(r"^([ \t]+)[\"{\[]", re.MULTILINE)
 MAX_DEPTH = 256
 BOM = "\ufeff"
 
@@ -83,10 +85,11 @@ class _Parser:
     def skip(self) -> None:
         text, n = self.text, len(self.text)
         while self.pos < n:
-            c = text[self.pos]
-            if c in _SPACE:
-                self.pos += 1
-            elif c == "/" and self.comments and text.startswith("//", self.pos):
+            self.pos = _BLANK.match(text, self.pos).end()  # type: ignore[union-attr]
+            c = text[self.pos : self.pos + 1]
+            if not c:
+                return
+            if c == "/" and self.comments and text.startswith("//", self.pos):
                 end = text.find("\n", self.pos)
                 self.pos, self.found_comment = (n if end < 0 else end), True
             elif c == "/" and self.comments and text.startswith("/*", self.pos):
@@ -108,8 +111,8 @@ class _Parser:
             found = _STRING.match(text, start)
             if found is None:
                 raise self.fail("Invalid string")
-            self.pos = found.end()
-            return Node("string", start, self.pos, json.loads(found.group()))
+            self.pos, raw = found.end(), found.group()
+            return Node("string", start, self.pos, json.loads(raw) if "\\" in raw else raw[1:-1])
         number = _NUMBER.match(text, start)
         if number is not None and number.end() > start:
             self.pos = number.end()
@@ -171,20 +174,33 @@ class Document:
             raise JsonTextError(f"not UTF-8 (byte {exc.start})") from None
         self.bom = BOM if text.startswith(BOM) else ""
         self.text, self.comments = text[len(self.bom) :], comments
-        self.root: Node | None = None
-        self.has_comments = False
+        self._root: Node | None = None
+        self._comments = self._dirty = False
         self._parse()
+
+    @property
+    def root(self) -> Node | None:
+        """The top value's tree (parsed again after an edit, when first asked for)."""
+        if self._dirty:
+            self._parse()
+        return self._root
+
+    @property
+    def has_comments(self) -> bool:
+        if self._dirty:
+            self._parse()
+        return self._comments
 
     def _parse(self) -> None:
         parser = _Parser(self.text, self.comments)
         parser.skip()
-        self.root = None
+        self._root, self._dirty = None, False
         if parser.pos < len(self.text):
-            self.root = parser.value(0)
+            self._root = parser.value(0)
             parser.skip()
             if parser.pos < len(self.text):
                 raise parser.fail("Extra data")
-        self.has_comments = parser.found_comment
+        self._comments = parser.found_comment
 
     @property
     def value(self) -> Any:
@@ -203,17 +219,15 @@ class Document:
         text = self.text
         for start, end, new in sorted(cuts, key=lambda cut: cut[0], reverse=True):  # stable
             text = text[:start] + new + text[end:]
-        self.text = text
-        self._parse()
+        self.text, self._dirty = text, True
 
-    def replace(self, node: Node, value: Any) -> None:
-        """Put ``value`` (written compactly) where ``node`` is."""
-        self._splice([(node.start, node.end, json.dumps(value, ensure_ascii=False))])
+    def replace(self, *changes: tuple[Node, Any]) -> None:
+        """Put each ``value`` (written compactly) where its ``node`` is."""
+        self._splice([(n.start, n.end, json.dumps(v, ensure_ascii=False)) for n, v in changes])
 
     def set_root(self, value: Any) -> None:
         """An empty document gets ``value``, laid out two spaces an indent."""
-        self.text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
-        self._parse()
+        self.text, self._dirty = json.dumps(value, indent=2, ensure_ascii=False) + "\n", True
 
     def remove(self, container: Node, index: int) -> None:
         """Remove entry ``index`` of ``container`` with its comma (and its own lines)."""
@@ -314,12 +328,10 @@ class Document:
         return rest[: len(rest) - len(rest.lstrip(" \t"))]
 
     def _unit(self) -> str:
-        """One level of indentation, as the document's first indented entry has it."""
-        root = self.root
-        if root is not None and root.entries and self._own_line(root, root.entries[0].start):
-            found = self._indent_of(root.entries[0].start)
-            return found[: len(found) - len(self._indent_of(root.start))] or "  "
-        return "  "
+        """One level of indentation: the shortest that starts a line holding a value or key
+        (two spaces when no line is indented)."""
+        found = min(_INDENTED.findall(self.text), key=len, default="")
+        return found or "  "
 
     def _separators(self, container: Node) -> tuple[str, str]:
         """The item separator (``", "`` or ``","``) and the colon (``": "``, ``":"``) in use."""

@@ -15,17 +15,20 @@ into the user's dotfiles. Here:
   from what it read, writes it to a temporary file beside it, and renames that over the file
   only if the file is still what was read (else it starts again from the new content). A
   program that wrote the old file in place while it was being replaced is caught too: the
-  old file, still open, is read again after the rename, and what it then holds is edited
-  once more and put in place. What is left is the window between that last check and the
-  rename, some tens of microseconds.
+  old file, still open, is read again after the swap: on Linux the new file and the old
+  one trade names in one step (``renameat2(RENAME_EXCHANGE)``), and an old file written
+  meanwhile is put back at once and the edit starts again from it; elsewhere the old file
+  is replaced, and what it then holds is edited once more and put in place.
 
 Standard library only, and nothing imported that ``hookd up`` would pay for.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -33,18 +36,28 @@ from pathlib import Path
 from hookd.errors import HookdError
 from hookd.nofollow import LinkError, check_folder, check_folders, check_target
 
-__all__ = ["ReadOnlyError", "Seen", "remove_if_unchanged", "update", "writable"]
+__all__ = ["ConflictError", "ReadOnlyError", "Seen", "remove_if_unchanged", "update", "writable"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 #: How often an edit starts again because another program changed the file meanwhile.
-TRIES = 50
+TRIES = 200
 #: Between two tries: another program's write in progress (a truncated file) has time to end.
 PAUSE_S = 0.002
+#: A file the edit cannot read is taken as it is once it stayed so this many pauses (a
+#: program stopped by a busy machine between truncating a file and writing it).
+SETTLED_PAUSES = 10
+#: A write into the old file is waited for to end, read every WATCH_S (their next write
+#: builds on what is in place: the sooner theirs is put back, the likelier it is kept).
+SETTLE_TRIES, WATCH_S = 250, 0.0002
 _RULE = "hookd follows a link only to a regular file of yours, in a folder only you can write"
 
 
-class ReadOnlyError(HookdError):
+class ConflictError(HookdError, OSError):
+    """Another program kept rewriting the file: no edit found it unchanged long enough."""
+
+
+class ReadOnlyError(HookdError, OSError):
     """A file the user made read-only: hookd leaves it alone."""
 
 
@@ -141,6 +154,16 @@ def _still(path: Path, fd: int | None, seen: Seen) -> bool:
     return same and _read_fd(fd) == seen.data
 
 
+def _settled(path: Path, fd: int | None, seen: Seen) -> bool:
+    """Whether ``path`` still holds what was read a moment later: a file that is not what the
+    edit can read may be another program's write in progress (truncated, not yet written)."""
+    for _ in range(SETTLED_PAUSES):
+        time.sleep(PAUSE_S)
+        if not _still(path, fd, seen):
+            return False
+    return True
+
+
 Edit = Callable[[Seen], tuple[bytes, int] | None]
 
 
@@ -150,31 +173,36 @@ def update(path: Path, edit: Edit, *, within: Path | None = None) -> bool:
     written. ``edit`` may be called more than once, and may raise ``ValueError`` for content
     it cannot read (tried again while the file changes: a write in progress)."""
     theirs: bytes | None = None  # written into the old file while it was being replaced
+    mine = b""  # what was put in its place
+    wrote = False
     for _ in range(TRIES):
         real = writable(path, within=within)
         fd, seen = _open(real)
+        if seen.data != mine:
+            theirs = None  # already built upon (or replaced): theirs is older than what is there
         try:
             base = seen if theirs is None else Seen(theirs, seen.mode)
             try:
                 out = edit(base)
-            except ValueError:
-                if _still(real, fd, seen) and theirs is None:
+            except ValueError:  # not JSON: broken, or a write in progress
+                if theirs is None and _settled(real, fd, seen):
                     raise
-                time.sleep(PAUSE_S)
                 continue
             if out is None and theirs is not None:
                 out = (theirs, seen.mode if seen.mode is not None else 0o600)
             if out is None:
-                return False
+                return wrote
             done = _swap(real, fd, seen, out)
         finally:
             if fd is not None:
                 os.close(fd)
         if done is True:
             return True
-        theirs = done or None
-        time.sleep(PAUSE_S)
-    raise HookdError(f"{path}: another program kept rewriting it meanwhile; run it again")
+        theirs, mine = (done or None), (out[0] if done else b"")
+        wrote |= done is not False
+        if theirs is None:
+            time.sleep(PAUSE_S)
+    raise ConflictError(f"{path}: another program kept rewriting it meanwhile; run it again")
 
 
 def _swap(real: Path, fd: int | None, seen: Seen, out: tuple[bytes, int]) -> bool | bytes:
@@ -188,27 +216,79 @@ def _swap(real: Path, fd: int | None, seen: Seen, out: tuple[bytes, int]) -> boo
             f.write(data)
             f.flush()
             os.fchmod(f.fileno(), mode)
-            os.fsync(f.fileno())
-        if not _still(real, fd, seen):
-            return False
-        if fd is None:
-            try:
-                os.link(tmp, real)  # only where there is still no file
-            except FileExistsError:
+            if not _still(real, fd, seen):
                 return False
-        else:
-            os.replace(tmp, real)
+            if fd is None:
+                try:
+                    os.link(tmp, real)  # only where there is still no file
+                except FileExistsError:
+                    return False
+            elif _exchange(tmp, real):  # the file that was there is now at tmp
+                if not _same_file(tmp, fd) or _read_fd(fd) != seen.data:
+                    _exchange(tmp, real)  # changed meanwhile: back in place at once
+                    return False
+            else:
+                os.replace(tmp, real)
+            os.fsync(f.fileno())  # after the check: the window stays a rename wide
     finally:
         tmp.unlink(missing_ok=True)
     if fd is not None and (after := _read_fd(fd)) != seen.data:
-        for _ in range(TRIES):  # their write may still be going on: until it settles
-            time.sleep(PAUSE_S)
+        for _ in range(SETTLE_TRIES):  # their write may still be going on: until it settles
+            time.sleep(WATCH_S)
             again = _read_fd(fd)
-            if again == after:
+            if again == after and again.strip():  # truncated, then written
                 break
             after = again
         return after
     return True
+
+
+def _same_file(path: Path, fd: int) -> bool:
+    """Whether ``path`` names the file open as ``fd`` (not one renamed there meanwhile)."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (info.st_dev, info.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+_RENAME_EXCHANGE, _AT_FDCWD = 2, -100
+_exchange_call: list[Callable[..., int] | None] = []
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the files named ``a`` and ``b`` in one step (Linux's ``renameat2`` with
+    ``RENAME_EXCHANGE``); False where the system or the file system cannot."""
+    if not _exchange_call:
+        _exchange_call.append(_renameat2())
+    call = _exchange_call[0]
+    if call is None:
+        return False
+    if call(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    import ctypes
+
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        _exchange_call[0] = None
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _renameat2() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        call = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    call.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    call.restype = ctypes.c_int
+    result: Callable[..., int] = call
+    return result
 
 
 def remove_if_unchanged(path: Path, expected: bytes) -> bool:

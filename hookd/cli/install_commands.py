@@ -24,6 +24,7 @@ from hookd.daemon.paths import (
     DaemonPaths,
     PathError,
     daemon_paths,
+    drop_empty_folders,
     forget,
     module_path,
     read_json,
@@ -138,7 +139,8 @@ def _install(
         path = where.path if agent == "claude" else agent_file(agent, args.scope, where.root)
         if agent == "claude":
             check_writable(path, where.within)
-        undo.keep(path, backup_of(path), exclude_file(path.parent, where.within))
+        undo.keep(path, shown=True)
+        undo.keep(backup_of(path), exclude_file(path.parent, where.within))
     fresh = not daemon_paths(module, create=False).state_dir.exists()
     paths = daemon_paths(module)
     undo.keep(paths.record)
@@ -236,6 +238,7 @@ def uninstall_main(args: argparse.Namespace) -> int:
     except (DaemonError, OSError) as exc:
         return _fail("uninstall", f"entries removed from {shown}, but the daemon: {exc}")
     said = forget_module(paths, args.hooks, purge=args.purge)
+    drop_empty_folders(paths)
     if removed:
         print(f"hookd: removed {removed} hookd entries from {shown}; daemon stopped")
     else:

@@ -33,7 +33,13 @@ from hookd.daemon.install import (
 )
 from hookd.daemon.paths import DaemonPaths, read_json, read_token, write_private
 from hookd.daemon.project import forget_exclude, git_ignore, git_tracks
-from hookd.daemon.settings_file import backup_of, take_back, write_entries
+from hookd.daemon.settings_file import (
+    backup_of,
+    drop_made_dirs,
+    missing_dirs,
+    take_back,
+    write_entries,
+)
 
 __all__ = ["AgentInstalled", "agent_file", "install_agent", "uninstall_agent"]
 
@@ -115,22 +121,13 @@ def _write(
     *,
     within: Path | None,
 ) -> None:
-    made = _missing_dirs(path.parent)
+    made = missing_dirs(path.parent)
     files = (read_json(paths.record) or {}).get("settings")
     first = files.get(str(path)) if isinstance(files, dict) else None
     found = write_entries(path, config.shape, (paths.key,), added, secret=False, within=within,
                           first=first if isinstance(first, dict) else None)  # fmt: skip
     extra = {"agent": config.agent, "made_dirs": [str(d) for d in made]}
     remember(paths, path, port, found, within=within, extra=extra)
-
-
-def _missing_dirs(folder: Path) -> list[Path]:
-    """The folders above a file that do not exist yet, deepest first."""
-    missing = []
-    while not folder.exists() and folder != folder.parent:
-        missing.append(folder)
-        folder = folder.parent
-    return missing
 
 
 def _trust(agent: str, scope: str, project: Path) -> str | None:
@@ -190,11 +187,7 @@ def uninstall_agent(
     removed, left = take_back(path, config.shape, (paths.key,), mine, within=within)
     if not left:
         forget_exclude(mine)
-    for folder in mine.get("made_dirs") or ():
-        try:
-            os.rmdir(folder)
-        except OSError:  # not empty, or gone: the user's now
-            break
+    drop_made_dirs(mine)
     if record:  # the next uninstall (another agent's, another scope's) reads what is left
         write_private(paths.record, _dumps({**record, "settings": files}))
     return path, removed, sorted(files)

@@ -10,7 +10,7 @@ when its URL or command carries the module's mark (:func:`hookd.daemon.settings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -152,7 +152,7 @@ def drop_empty_hooks(doc: Document) -> None:
         doc.remove(doc.root, doc.root.index("hooks"))
 
 
-def _stale_header(doc: Document, key: str, token: str) -> Node | None:
+def _stale_headers(doc: Document, key: str, token: str) -> Iterator[Node]:
     hooks = _hooks(doc)
     for event in hooks.entries if hooks is not None else ():
         for group in event.value.entries if event.value.kind == "array" else ():
@@ -167,18 +167,16 @@ def _stale_header(doc: Document, key: str, token: str) -> Node | None:
                     continue
                 current = auth.value
                 if isinstance(current, str) and "$" not in current and current != f"Bearer {token}":
-                    return auth
-    return None
+                    yield auth
 
 
 def set_token(doc: Document, key: str, token: str) -> bool:
     """Put ``token`` in the module's literal-token http handlers; whether any changed (one
     that sends ``$HOOKD_TOKEN`` is the user's to change, and is left alone)."""
-    changed = False
-    while (auth := _stale_header(doc, key, token)) is not None:
-        doc.replace(auth, f"Bearer {token}")
-        changed = True
-    return changed
+    stale = [(auth, f"Bearer {token}") for auth in _stale_headers(doc, key, token)]
+    if stale:
+        doc.replace(*stale)
+    return bool(stale)
 
 
 def readable(doc: Document) -> dict[str, Any]:

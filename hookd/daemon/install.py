@@ -25,7 +25,15 @@ from hookd.daemon.ports import claimed_ports
 from hookd.daemon.probe import probe
 from hookd.daemon.project import forget_exclude
 from hookd.daemon.settings import COMMAND_EVENTS, ROUTED_EVENTS, EventHooks, Target
-from hookd.daemon.settings_file import Found, backup_of, check_file, take_back, write_entries
+from hookd.daemon.settings_file import (
+    Found,
+    backup_of,
+    check_file,
+    drop_made_dirs,
+    missing_dirs,
+    take_back,
+    write_entries,
+)
 from hookd.daemon.where import HOST, module_key
 from hookd.nofollow import LinkError, check_target
 
@@ -235,9 +243,10 @@ def install(paths: DaemonPaths, where: Where, *, port: int | None, fail_open: bo
     added = entries_mod.entries(target, events)
     keys = (paths.key, target.key)  # an earlier install's entries in another shape too
     first = _recorded(paths, path)
+    made = [str(d) for d in missing_dirs(path.parent)]
     found = write_entries(path, CLAUDE, keys, added, secret=target.token is not None,
                           within=where.within, first=first)  # fmt: skip
-    remember(paths, path, chosen, found, within=where.within)
+    remember(paths, path, chosen, found, within=where.within, extra={"made_dirs": made})
     return Installed(path, handled, chosen, target.token is not None, note)
 
 
@@ -304,6 +313,7 @@ def uninstall(paths: DaemonPaths, where: Where) -> tuple[int, list[str]]:
     removed, left = take_back(path, CLAUDE, keys, mine, within=where.within)
     if not left:
         forget_exclude(mine)
+        drop_made_dirs(mine)
     if record:  # the next uninstall (another agent's, another scope's) reads what is left
         write_private(paths.record, json.dumps({**record, "settings": files}, indent=2).encode())
     return removed, sorted(files)

@@ -54,7 +54,7 @@ STOP_TIMEOUT_S = 5.0
 POLL_S = 0.01
 LOG_ROTATE_BYTES = 10 * 1024 * 1024
 PORT_BASE, PORT_SPAN = 20000, 10000
-SETTLE_TRIES, SETTLE_S = 5, 0.05
+SETTLE_TRIES, SETTLE_S = 12, 0.1
 
 
 class DaemonError(HookdError):
@@ -171,12 +171,18 @@ def _rotate(paths: DaemonPaths) -> str:
 def _settle(paths: DaemonPaths, token: str) -> None:
     """Check the settings files again once the daemon answers: a program that rewrote one
     from what it had read before the new token was written (the CLI saving a permission
-    rule) put the old token back, and every http hook would be refused. Each fix is checked
-    again a moment later, a few times at most."""
+    rule) put the old token back, and every http hook would be refused. After a fix, the
+    files must be found right twice, SETTLE_S apart (a program stopped by a busy machine
+    between its read and its write writes late), a few times at most."""
     from hookd.daemon.rotation import rewrite_settings
 
+    fixed, clean = False, 0
     for _ in range(SETTLE_TRIES):
-        if not rewrite_settings(paths, token, quiet=True):
+        if rewrite_settings(paths, token, quiet=True):
+            fixed, clean = True, 0  # fixed (or could not be read): check again later
+        else:
+            clean += 1
+        if clean >= (2 if fixed else 1):
             return
         time.sleep(SETTLE_S)
 

@@ -8,6 +8,7 @@ lock in the user's runtime directory. Directories are 0700, files 0600.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -29,6 +30,7 @@ __all__ = [
     "DaemonPaths",
     "PathError",
     "daemon_paths",
+    "drop_empty_folders",
     "forget",
     "int_field",
     "known_daemons",
@@ -337,3 +339,20 @@ def port_field(value: dict[str, object] | None, name: str = "port") -> int | Non
     """``value[name]`` when it is a port a daemon can listen on (1-65535)."""
     got = int_field(value, name)
     return got if got in PORTS else None
+
+
+def drop_empty_folders(paths: DaemonPaths) -> None:
+    """Remove hookd's own folders left empty once a module is forgotten: its state directory,
+    ``daemons/`` and ``hookd/`` above it, and the runtime directory (never one that holds
+    anything: another module's files, a decision log kept)."""
+    for folder in (paths.state_dir, paths.state_dir.parent, paths.state_dir.parent.parent):
+        if folder.name not in (paths.state_dir.name, "daemons", "hookd"):
+            break
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            break  # not empty: another module's, or a decision log kept
+    with contextlib.suppress(OSError):
+        paths.run_dir.rmdir()

@@ -27,8 +27,8 @@ __all__ = ["rewrite_settings"]
 
 def rewrite_settings(paths: DaemonPaths, token: str, *, quiet: bool = False) -> bool:
     """Put ``token`` in the module's literal-token handlers of each installed settings file;
-    whether any file had to be written. A file that cannot be written is said in one line
-    (``quiet``: not)."""
+    whether any file had to be written, or could not be (then it is said in one line, unless
+    ``quiet``)."""
     files = (read_json(paths.record) or {}).get("settings")
     wrote = False
     for name, mine in files.items() if isinstance(files, dict) else ():
@@ -38,6 +38,7 @@ def rewrite_settings(paths: DaemonPaths, token: str, *, quiet: bool = False) -> 
         try:
             wrote |= _rewrite(path, paths.key, token, _within(path, mine))
         except (OSError, ValueError) as exc:
+            wrote = True  # not known to hold the token
             if not quiet:
                 print(f"hookd: warning: {path}: cannot write the new token: {exc}", file=sys.stderr)
     return wrote
@@ -61,6 +62,8 @@ def _rewrite(path: Path, key: str, token: str, within: Path | None) -> bool:
     def edit(seen: Seen) -> tuple[bytes, int] | None:
         if seen.data is None:
             return None
+        if not seen.data.strip():  # another program's write in progress: never the user's file
+            raise ValueError(f"{path}: empty")
         doc = parse(seen.data, path, CLAUDE)
         if not set_token(doc, key, token):
             return None

@@ -13,6 +13,7 @@ gives back the user's file byte for byte. Otherwise only hookd's entries go.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,10 @@ from hookd.jsontext import Document
 from hookd.nofollow import LinkError, check_target, create_file, make_folders, read_regular
 from hookd.userfile import ReadOnlyError, Seen, remove_if_unchanged, update, writable
 
-__all__ = ["Found", "backup_of", "check_file", "take_back", "write_entries"]
+__all__ = [
+    "Found", "backup_of", "check_file", "drop_made_dirs", "missing_dirs", "take_back",
+    "write_entries",
+]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,3 +169,22 @@ def take_back(
     if removed[0] and not left[0]:
         backup_of(path).unlink(missing_ok=True)
     return removed[0], left[0]
+
+
+def missing_dirs(folder: Path) -> list[Path]:
+    """The folders above a file that do not exist yet, deepest first (install notes them)."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def drop_made_dirs(mine: Mapping[str, Any]) -> None:
+    """Remove the folders install made for a file (``mine["made_dirs"]``, deepest first), as
+    long as they are empty: one that is not is the user's now."""
+    for folder in mine.get("made_dirs") or ():
+        try:
+            os.rmdir(folder)
+        except OSError:
+            break

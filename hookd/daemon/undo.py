@@ -28,10 +28,11 @@ class Undo:
     def __init__(self) -> None:
         self._files: dict[Path, tuple[bytes | None, int]] = {}
         self._folders: list[Path] = []
+        self._shown: set[Path] = set()
 
-    def keep(self, *paths: Path | None) -> None:
+    def keep(self, *paths: Path | None, shown: bool = False) -> None:
         """Remember ``paths`` as they are now (a link: its target), and the missing folders
-        above them."""
+        above them; ``shown``: named when put back (the user's files, not hookd's own)."""
         for path in paths:
             if path is None:
                 continue
@@ -39,17 +40,20 @@ class Undo:
             if real in self._files:
                 continue
             try:
-                data, mode = read_regular(real), stat.S_IMODE(real.stat().st_mode)
+                data = read_regular(real)
+                mode = stat.S_IMODE(real.stat().st_mode) if data is not None else 0o600
             except (OSError, ValueError):
                 continue  # not a file hookd writes: it refuses it before writing anything
             self._files[real] = (data, mode)
+            if shown:
+                self._shown.add(real)
             folder = real.parent
             while not folder.exists() and folder != folder.parent:
                 self._folders.append(folder)
                 folder = folder.parent
 
     def undo(self) -> list[Path]:
-        """Put every kept file back as it was; the files that had changed."""
+        """Put every kept file back as it was; those of them to name that had changed."""
         changed = []
         for path, (data, mode) in self._files.items():
             try:
@@ -58,7 +62,8 @@ class Undo:
                 continue
             if now == data:
                 continue
-            changed.append(path)
+            if path in self._shown:
+                changed.append(path)
             try:
                 if data is None:
                     path.unlink(missing_ok=True)

@@ -7,6 +7,7 @@ with one short line naming the file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -20,6 +21,7 @@ __all__ = ["CliStderr", "stderr_log_path"]
 
 READ_BYTES: Final = 64 * 1024
 SHOWN_CHARS: Final = 80
+_TEMPORARY: Final = "hookd-cli-stderr-"
 
 
 def stderr_log_path(choice: str) -> Path | None:
@@ -27,7 +29,7 @@ def stderr_log_path(choice: str) -> Path | None:
     if choice == "-":
         return None
     if choice == "auto":
-        handle, name = tempfile.mkstemp(prefix="hookd-cli-stderr-", suffix=".log")
+        handle, name = tempfile.mkstemp(prefix=_TEMPORARY, suffix=".log")
         os.close(handle)
         return Path(name)
     return Path(choice)
@@ -54,6 +56,11 @@ class CliStderr:
                     self.size += len(data)
         finally:
             self.done.set()
+            ours = self.path.parent == Path(tempfile.gettempdir())
+            if not self.size and ours and self.path.name.startswith(_TEMPORARY):
+                with contextlib.suppress(OSError):  # an empty log of hookd's own: nothing kept
+                    if not self.path.stat().st_size:
+                        self.path.unlink()
 
     def summary(self) -> str | None:
         """One line for the view, or None when the CLI wrote nothing."""
