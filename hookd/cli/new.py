@@ -196,10 +196,11 @@ def new_main(args: argparse.Namespace) -> int:
         return 1
     module, test = files
     print(f"wrote {module} and {test}")
-    print(f"next: run `pytest {test}`, edit {module} and its tests; then guard Claude Code "
-          f"with `hookd install {module}` (other agents: add --agent codex, gemini, copilot, "
-          "qwen or all)")  # fmt: skip
+    print(f"next: run `hookd test {test}`, edit {module} and its tests; then guard Claude "
+          f"Code with `hookd install {module}` (other agents: add --agent codex, gemini, "
+          "copilot, qwen or all)")  # fmt: skip
     if importlib.util.find_spec("pytest") is None:
-        print("pytest is not installed beside hookd: install hookd with its test extra "
-              "(pip install '/path/to/hookd[test]')")  # fmt: skip
+        from hookd.cli.pytest_runner import install_hint
+
+        print(f"pytest is not installed beside hookd: run {install_hint()}")
     return 0

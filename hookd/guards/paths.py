@@ -82,6 +82,8 @@ class Scope:
         return self._absolute_place(path)
 
     def _absolute_place(self, path: str) -> Place:
+        if self._holds_the_session(path):
+            return Place.CRITICAL  # the home or working folder (or one above): never allowed
         if self._inside_allowed(path):
             return Place.ALLOWED
         if path in _SYSTEM or path == self.home:
@@ -91,6 +93,15 @@ class Scope:
         if everything and (parent in _SYSTEM or parent == self.home):
             return Place.CRITICAL  # /*, ~/*, /etc/*
         return Place.OTHER
+
+    def _holds_the_session(self, path: str) -> bool:
+        """Whether ``path`` is the home folder or the working folder, or holds either: even in
+        a temporary folder (a home or a project kept under /tmp), deleting it loses the work."""
+        below = path.rstrip("/") + "/"
+        return any(
+            folder and (folder == path or folder.startswith(below))
+            for folder in (self.home, self.cwd or "")
+        )
 
     def _inside_allowed(self, path: str) -> bool:
         for root in (*self.allowed, *SYSTEM_TEMP):

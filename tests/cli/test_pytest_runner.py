@@ -13,7 +13,9 @@ from tests.cli.console import hookd
 
 @pytest.mark.req("R-U02")
 def test_hookd_test_runs_the_starter_tests_hookd_new_wrote(tmp_path: Path) -> None:
-    assert hookd("new", str(tmp_path) + "/").returncode == 0
+    wrote = hookd("new", str(tmp_path) + "/")
+    assert wrote.returncode == 0
+    assert f"next: run `hookd test {tmp_path}/test_hooks.py`" in wrote.stdout
     done = hookd("test", "-q", "-p", "no:cacheprovider", "-p", "no:asyncio", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "15 passed" in done.stdout

@@ -102,3 +102,14 @@ def test_hookd_guard_json_and_allowed_lines_exit_0() -> None:
     assert strict.returncode == 2 and json.loads(strict.stdout)["decision"] == "deny"
     bad = run_console("guard", "--disable", "nope", "ls")
     assert bad.returncode == 1 and "unknown rule pack or rule 'nope'" in bad.stderr
+
+
+@pytest.mark.req("R-G09")
+def test_a_home_or_project_kept_in_a_temporary_folder_is_still_guarded(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    env = {"HOME": str(home)}
+    for line in ("rm -rf ~", "sudo bash -c 'rm -r -f ~'", f"rm -rf {tmp_path}", "rm -rf ."):
+        done = run_console("guard", "--cwd", str(project), line, env=env)
+        assert done.returncode == 2, (line, done.stdout)
+    kept = run_console("guard", "--cwd", str(project), f"rm -rf {project}/build", env=env)
+    assert kept.returncode == 0, kept.stdout  # below the project, in a temporary folder
