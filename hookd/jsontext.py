@@ -26,11 +26,20 @@ from typing import Any
 
 __all__ = ["Document", "Entry", "JsonTextError", "Node"]
 
-_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+#: Every token at once (the regex engine runs in C; a catch-all ``bad`` leaves no gap).
+_TOKEN = re.compile(
+    r"""(?P<ws>[ \t\r\n]+)
+    |(?P<str>"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")
+    |(?P<punct>[{}\[\]:,])
+    |(?P<num>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
+    |(?P<lit>true|false|null)
+    |(?P<line>//[^\n]*)
+    |(?P<block>/\*.*?\*/)
+    |(?P<bad>.)""",
+    re.DOTALL | re.VERBOSE,
+)
 _LITERALS = {"true": True, "false": False, "null": None}
 _SPACE = " \t\r\n"
-_BLANK = re.compile(r"[ \t\r\n]*")
 _INDENTED = re.compile(r"^([ \t]+)[\"{\[]", re.MULTILINE)
 MAX_DEPTH = 256
 BOM = "\ufeff"
@@ -74,75 +83,90 @@ class Node:
 
 
 class _Parser:
+    """Recursive descent over the significant tokens (strings, numbers, literals, punctuation);
+    blanks and comments are skipped (comments only where allowed)."""
+
     def __init__(self, text: str, comments: bool) -> None:
-        self.text, self.comments, self.pos, self.found_comment = text, comments, 0, False
+        self.text, self.comments, self.found_comment = text, comments, False
+        self.tokens: list[tuple[str, int, int]] = []
+        self.at = 0
+        for found in _TOKEN.finditer(text):
+            kind = found.lastgroup or "bad"
+            if kind == "ws":
+                continue
+            if kind in ("line", "block") and comments:
+                self.found_comment = True
+                continue
+            if kind in ("line", "block", "bad"):
+                self.tokens.append(("bad", found.start(), found.end()))
+                break  # the error is raised when the parser reaches it
+            self.tokens.append((kind, found.start(), found.end()))
 
-    def fail(self, what: str) -> JsonTextError:
-        line = self.text.count("\n", 0, self.pos) + 1
-        column = self.pos - self.text.rfind("\n", 0, self.pos)
-        return JsonTextError(f"{what}: line {line} column {column} (char {self.pos})")
+    def fail(self, what: str, pos: int | None = None) -> JsonTextError:
+        if pos is None:
+            pos = self.tokens[self.at][1] if self.at < len(self.tokens) else len(self.text)
+        line = self.text.count("\n", 0, pos) + 1
+        column = pos - self.text.rfind("\n", 0, pos)
+        return JsonTextError(f"{what}: line {line} column {column} (char {pos})")
 
-    def skip(self) -> None:
-        text, n = self.text, len(self.text)
-        while self.pos < n:
-            self.pos = _BLANK.match(text, self.pos).end()  # type: ignore[union-attr]
-            c = text[self.pos : self.pos + 1]
-            if not c:
-                return
-            if c == "/" and self.comments and text.startswith("//", self.pos):
-                end = text.find("\n", self.pos)
-                self.pos, self.found_comment = (n if end < 0 else end), True
-            elif c == "/" and self.comments and text.startswith("/*", self.pos):
-                end = text.find("*/", self.pos + 2)
-                if end < 0:
-                    raise self.fail("Unterminated comment")
-                self.pos, self.found_comment = end + 2, True
-            else:
-                return
+    def peek(self, what: str) -> tuple[str, int, int]:
+        if self.at >= len(self.tokens):
+            raise self.fail(what)
+        kind, start, end = self.tokens[self.at]
+        if kind == "bad":
+            raise self.fail(self._bad(start), start)
+        return kind, start, end
+
+    def _bad(self, pos: int) -> str:
+        if self.text.startswith('"', pos):
+            return "Invalid string"
+        if self.text.startswith("/*", pos) and self.comments:
+            return "Unterminated comment"
+        return "Expecting value"
+
+    def punct(self, start: int) -> str:
+        return self.text[start]
 
     def value(self, depth: int) -> Node:
         if depth > MAX_DEPTH:
             raise self.fail("Nested too deeply")
-        start, text = self.pos, self.text
-        c = text[start] if start < len(text) else ""
-        if c in "{[":
-            return self.container(c, depth)
-        if c == '"':
-            found = _STRING.match(text, start)
-            if found is None:
-                raise self.fail("Invalid string")
-            self.pos, raw = found.end(), found.group()
-            return Node("string", start, self.pos, json.loads(raw) if "\\" in raw else raw[1:-1])
-        number = _NUMBER.match(text, start)
-        if number is not None and number.end() > start:
-            self.pos = number.end()
-            raw = number.group()
-            value = float(raw) if number.group(1) or number.group(2) else int(raw)
-            return Node("number", start, self.pos, value)
-        for word, literal in _LITERALS.items():
-            if text.startswith(word, start):
-                self.pos = start + len(word)
-                return Node("literal", start, self.pos, literal)
-        raise self.fail("Expecting value")
+        kind, start, end = self.peek("Expecting value")
+        self.at += 1
+        text = self.text
+        if kind == "punct" and text[start] in "{[":
+            return self.container(start, text[start], depth)
+        if kind == "str":
+            raw = text[start:end]
+            return Node("string", start, end, json.loads(raw) if "\\" in raw else raw[1:-1])
+        if kind == "num":
+            raw = text[start:end]
+            plain = raw.lstrip("-").isdigit()
+            return Node("number", start, end, int(raw) if plain else float(raw))
+        if kind == "lit":
+            return Node("literal", start, end, _LITERALS[text[start:end]])
+        raise self.fail("Expecting value", start)
 
-    def container(self, opening: str, depth: int) -> Node:
+    def container(self, start: int, opening: str, depth: int) -> Node:
         closing, is_object = ("}", True) if opening == "{" else ("]", False)
-        node = Node("object" if is_object else "array", self.pos, self.pos)
-        self.pos += 1
-        self.skip()
-        while self.text[self.pos : self.pos + 1] != closing:
-            if node.entries and node.entries[-1].comma is None:
-                raise self.fail(f"Expecting ',' or '{closing}'")
-            node.entries.append(self.entry(is_object, depth))
-            self.skip()
-            if self.text[self.pos : self.pos + 1] == ",":
-                node.entries[-1].comma = self.pos
-                self.pos += 1
-                self.skip()
-                if self.text[self.pos : self.pos + 1] == closing and not self.comments:
-                    raise self.fail("Trailing comma")
-        self.pos += 1
-        node.end = self.pos
+        node = Node("object" if is_object else "array", start, start)
+        wanted = True  # after the opening or a comma: an entry may come
+        while True:
+            kind, at, end = self.peek(f"Expecting ',' or '{closing}'")
+            if kind == "punct" and self.text[at] == closing:
+                if node.entries and wanted and not self.comments:
+                    raise self.fail("Trailing comma", at)
+                self.at += 1
+                node.end = end
+                break
+            if not wanted:
+                raise self.fail(f"Expecting ',' or '{closing}'", at)
+            entry = self.entry(is_object, depth)
+            node.entries.append(entry)
+            kind, at, _ = self.peek(f"Expecting ',' or '{closing}'")
+            wanted = kind == "punct" and self.text[at] == ","
+            if wanted:
+                entry.comma = at
+                self.at += 1
         if is_object:
             node.value = {e.key: e.value.value for e in node.entries}
         else:
@@ -150,17 +174,16 @@ class _Parser:
         return node
 
     def entry(self, is_object: bool, depth: int) -> Entry:
-        start = self.pos
         if not is_object:
-            return Entry(None, start, self.value(depth + 1))
-        if self.text[start : start + 1] != '"':
-            raise self.fail("Expecting property name enclosed in double quotes")
+            return Entry(None, self.peek("Expecting value")[1], self.value(depth + 1))
+        kind, start, _ = self.peek("Expecting property name enclosed in double quotes")
+        if kind != "str":
+            raise self.fail("Expecting property name enclosed in double quotes", start)
         key = self.value(depth + 1).value
-        self.skip()
-        if self.text[self.pos : self.pos + 1] != ":":
-            raise self.fail("Expecting ':' delimiter")
-        self.pos += 1
-        self.skip()
+        kind, at, _ = self.peek("Expecting ':' delimiter")
+        if kind != "punct" or self.text[at] != ":":
+            raise self.fail("Expecting ':' delimiter", at)
+        self.at += 1
         return Entry(key, start, self.value(depth + 1))
 
 
@@ -193,12 +216,10 @@ class Document:
 
     def _parse(self) -> None:
         parser = _Parser(self.text, self.comments)
-        parser.skip()
         self._root, self._dirty = None, False
-        if parser.pos < len(self.text):
+        if parser.tokens:
             self._root = parser.value(0)
-            parser.skip()
-            if parser.pos < len(self.text):
+            if parser.at < len(parser.tokens):
                 raise parser.fail("Extra data")
         self._comments = parser.found_comment
 

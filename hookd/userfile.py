@@ -13,7 +13,9 @@ into the user's dotfiles. Here:
 - **Read-only files** (no owner write bit) are refused in one line, never replaced.
 - **No lost update.** :func:`update` reads the file, has the caller work out the new text
   from what it read, writes it to a temporary file beside it, and renames that over the file
-  only if the file is still what was read (else it starts again from the new content). A
+  only if the file is still what was read (else it starts again from the new content: the
+  last edit made there as a second hunk when the parts changed are apart, :func:`_merged`,
+  quick enough to land between a busy writer's writes; else edited anew). A
   program that wrote the old file in place while it was being replaced is caught too: the
   old file, still open, is read again after the swap: on Linux the new file and the old
   one trade names in one step (``renameat2(RENAME_EXCHANGE)``), and an old file written
@@ -175,6 +177,7 @@ def update(path: Path, edit: Edit, *, within: Path | None = None) -> bool:
     theirs: bytes | None = None  # written into the old file while it was being replaced
     mine = b""  # what was put in its place
     wrote = False
+    last: tuple[bytes, tuple[bytes, int]] | None = None  # the last try's content and edit
     for _ in range(TRIES):
         real = writable(path, within=within)
         fd, seen = _open(real)
@@ -182,12 +185,14 @@ def update(path: Path, edit: Edit, *, within: Path | None = None) -> bool:
             theirs = None  # already built upon (or replaced): theirs is older than what is there
         try:
             base = seen if theirs is None else Seen(theirs, seen.mode)
+            merged = _merged(last, base.data)
             try:
-                out = edit(base)
+                out = merged if merged is not None else edit(base)
             except ValueError:  # not JSON: broken, or a write in progress
                 if theirs is None and _settled(real, fd, seen):
                     raise
                 continue
+            last = (base.data, out) if base.data is not None and out is not None else None
             if out is None and theirs is not None:
                 out = (theirs, seen.mode if seen.mode is not None else 0o600)
             if out is None:
@@ -199,10 +204,45 @@ def update(path: Path, edit: Edit, *, within: Path | None = None) -> bool:
         if done is True:
             return True
         theirs, mine = (done or None), (out[0] if done else b"")
-        wrote |= done is not False
-        if theirs is None:
-            time.sleep(PAUSE_S)
+        wrote |= done is not False  # no pause: right after their write is the best moment
     raise ConflictError(f"{path}: another program kept rewriting it meanwhile; run it again")
+
+
+def _merged(
+    last: tuple[bytes, tuple[bytes, int]] | None, theirs: bytes | None
+) -> tuple[bytes, int] | None:
+    """The last try's edit made on what another program wrote since, when the parts the two
+    changed are apart (as git merges two hunks): no new parse, so the next try is quick
+    enough to land between that program's writes. None when they are not apart."""
+    if last is None or theirs is None:
+        return None
+    base, (ours, mode) = last
+    p0, p1 = _prefix(base, ours), _prefix(base, theirs)
+    end0 = len(base) - _suffix(base, ours, p0)  # ours changed base[p0:end0]
+    end1 = len(base) - _suffix(base, theirs, p1)  # theirs changed base[p1:end1]
+    if p1 > end0:  # theirs after ours
+        return ours[: len(ours) - (len(base) - end0)] + theirs[end0:], mode
+    if end1 < p0:  # theirs before ours
+        return theirs[: len(theirs) - (len(base) - p0)] + ours[p0:], mode
+    return None
+
+
+def _prefix(a: bytes, b: bytes) -> int:
+    """The length of the bytes ``a`` and ``b`` start with alike (slices compare in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if a[:mid] == b[:mid] else (low, mid - 1)
+    return low
+
+
+def _suffix(a: bytes, b: bytes, prefix: int) -> int:
+    """The length of the bytes ``a`` and ``b`` end with alike, not into their common prefix."""
+    low, high = 0, min(len(a), len(b)) - prefix
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if a[len(a) - mid :] == b[len(b) - mid :] else (low, mid - 1)
+    return low
 
 
 def _swap(real: Path, fd: int | None, seen: Seen, out: tuple[bytes, int]) -> bool | bytes:

@@ -80,7 +80,9 @@ def _next(doc: Document, key: str | None, shape: Shape) -> tuple[Node, int] | No
     of what goes with it: the handler, its group when it is the group's only one, the event
     when that is the event's only group."""
     hooks = _hooks(doc)
-    for e, event in enumerate(hooks.entries if hooks is not None else ()):
+    if hooks is None:
+        return None
+    for e, event in enumerate(hooks.entries):
         groups = event.value
         if groups.kind != "array":
             continue
@@ -100,7 +102,7 @@ def _next(doc: Document, key: str | None, shape: Shape) -> tuple[Node, int] | No
                 if len(inner.entries) == 1:
                     handlers, at = groups, g
             if handlers is groups and len(groups.entries) == 1:
-                return hooks, e  # type: ignore[return-value]
+                return hooks, e
             return handlers, at
     return None
 
