@@ -124,9 +124,6 @@ class _Parser:
             return "Unterminated comment"
         return "Expecting value"
 
-    def punct(self, start: int) -> str:
-        return self.text[start]
-
     def value(self, depth: int) -> Node:
         if depth > MAX_DEPTH:
             raise self.fail("Nested too deeply")

@@ -16,25 +16,24 @@ into the user's dotfiles. Here:
   only if the file is still what was read (else it starts again from the new content: the
   last edit made there as a second hunk when the parts changed are apart, :func:`_merged`,
   quick enough to land between a busy writer's writes; else edited anew). A
-  program that wrote the old file in place while it was being replaced is caught too: the
-  old file, still open, is read again after the swap: on Linux the new file and the old
-  one trade names in one step (``renameat2(RENAME_EXCHANGE)``), and an old file written
-  meanwhile is put back at once and the edit starts again from it; elsewhere the old file
-  is replaced, and what it then holds is edited once more and put in place.
+  program that writes the file in place is caught too (:func:`_put`): on Linux the new file
+  and the old one trade names in one step, under a write lease on the old one, so that a
+  program opening it meanwhile waits and is seen waiting, and the names are traded back
+  before it goes on (:mod:`hookd._exchange`); elsewhere the old file, still open, is read
+  again after the rename, and what it then holds is edited once more and put in place.
 
 Standard library only, and nothing imported that ``hookd up`` would pay for.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from hookd._exchange import exchange, lease, same_file, unlease, wanted
 from hookd.errors import HookdError
 from hookd.nofollow import LinkError, check_folder, check_folders, check_target
 
@@ -178,7 +177,7 @@ def update(path: Path, edit: Edit, *, within: Path | None = None) -> bool:
     mine = b""  # what was put in its place
     wrote = False
     last: tuple[bytes, tuple[bytes, int]] | None = None  # the last try's content and edit
-    for _ in range(TRIES):
+    for attempt in range(TRIES):
         real = writable(path, within=within)
         fd, seen = _open(real)
         if seen.data != mine:
@@ -197,7 +196,7 @@ def update(path: Path, edit: Edit, *, within: Path | None = None) -> bool:
                 out = (theirs, seen.mode if seen.mode is not None else 0o600)
             if out is None:
                 return wrote
-            done = _swap(real, fd, seen, out)
+            done = _swap(real, fd, seen, out, patient=attempt < TRIES // 2)
         finally:
             if fd is not None:
                 os.close(fd)
@@ -245,9 +244,12 @@ def _suffix(a: bytes, b: bytes, prefix: int) -> int:
     return low
 
 
-def _swap(real: Path, fd: int | None, seen: Seen, out: tuple[bytes, int]) -> bool | bytes:
+def _swap(
+    real: Path, fd: int | None, seen: Seen, out: tuple[bytes, int], *, patient: bool
+) -> bool | bytes:
     """Put ``out`` in place of ``real`` if it still holds ``seen``: True; False when it does
-    not; the old file's new content when a program wrote it in place while it was replaced."""
+    not (or, ``patient``, while another program has it open); the old file's new content
+    when a program wrote it in place while it was replaced."""
     data, mode = out
     tmp = real.with_name(f".{real.name}.{os.urandom(4).hex()}.tmp")
     new = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode)
@@ -256,20 +258,9 @@ def _swap(real: Path, fd: int | None, seen: Seen, out: tuple[bytes, int]) -> boo
             f.write(data)
             f.flush()
             os.fchmod(f.fileno(), mode)
-            if not _still(real, fd, seen):
+            if not _put(real, tmp, fd, seen, patient=patient):
                 return False
-            if fd is None:
-                try:
-                    os.link(tmp, real)  # only where there is still no file
-                except FileExistsError:
-                    return False
-            elif _exchange(tmp, real):  # the file that was there is now at tmp
-                if not _same_file(tmp, fd) or _read_fd(fd) != seen.data:
-                    _exchange(tmp, real)  # changed meanwhile: back in place at once
-                    return False
-            else:
-                os.replace(tmp, real)
-            os.fsync(f.fileno())  # after the check: the window stays a rename wide
+            os.fsync(f.fileno())  # after the swap: the window stays as narrow as it can be
     finally:
         tmp.unlink(missing_ok=True)
     if fd is not None and (after := _read_fd(fd)) != seen.data:
@@ -283,52 +274,38 @@ def _swap(real: Path, fd: int | None, seen: Seen, out: tuple[bytes, int]) -> boo
     return True
 
 
-def _same_file(path: Path, fd: int) -> bool:
-    """Whether ``path`` names the file open as ``fd`` (not one renamed there meanwhile)."""
-    try:
-        info = path.lstat()
-    except FileNotFoundError:
-        return False
-    mine = os.fstat(fd)
-    return (info.st_dev, info.st_ino) == (mine.st_dev, mine.st_ino)
+def _put(real: Path, tmp: Path, fd: int | None, seen: Seen, *, patient: bool) -> bool:
+    """Give ``tmp`` the name ``real`` if ``real`` still is the file read as ``fd`` and holds
+    ``seen``; False (nothing changed) otherwise.
 
-
-_RENAME_EXCHANGE, _AT_FDCWD = 2, -100
-_exchange_call: list[Callable[..., int] | None] = []
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap the files named ``a`` and ``b`` in one step (Linux's ``renameat2`` with
-    ``RENAME_EXCHANGE``); False where the system or the file system cannot."""
-    if not _exchange_call:
-        _exchange_call.append(_renameat2())
-    call = _exchange_call[0]
-    if call is None:
-        return False
-    if call(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    On Linux, under a write lease on the file read: a program that opens it meanwhile waits
+    (in the kernel) until hookd lets go of the lease, and hookd sees it wants to: the two
+    files then trade names back before it goes on, so it reads or writes the file it meant
+    to, and hookd starts again from what it writes."""
+    if fd is None:
+        if not _still(real, fd, seen):
+            return False
+        try:
+            os.link(tmp, real)  # only where there is still no file
+        except FileExistsError:
+            return False
         return True
-    import ctypes
-
-    err = ctypes.get_errno()
-    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
-        _exchange_call[0] = None
-        return False
-    raise OSError(err, os.strerror(err), str(b))
-
-
-def _renameat2() -> Callable[..., int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
+    leased = lease(fd)
+    if leased is None and patient:
+        return False  # another program has it open: it is about to read or write it
     try:
-        call = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        return None
-    call.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    call.restype = ctypes.c_int
-    result: Callable[..., int] = call
-    return result
+        if not _still(real, fd, seen) or wanted(fd, leased):
+            return False
+        if not exchange(tmp, real):
+            os.replace(tmp, real)  # their write into the old file: found after (see _swap)
+            return True
+        if wanted(fd, leased) or not same_file(tmp, fd) or _read_fd(fd) != seen.data:
+            exchange(tmp, real)  # back in place before the program that wants it goes on
+            return False
+        return True
+    finally:
+        if leased is True:
+            unlease(fd)
 
 
 def remove_if_unchanged(path: Path, expected: bytes) -> bool:

@@ -3,8 +3,9 @@
 Claude Code rewrites its settings when the user clicks "always allow", and every start of
 the daemon rewrites the same file with a new token. A writer process adds a permission rule
 every few milliseconds and drops the one it added ``WINDOW`` rules before (read, change,
-write in place, as Node's ``writeFileSync`` does; the file stays the size of a real one)
-while the test restarts the daemon 30 times through the console script. After each start
+write in place as Node's ``writeFileSync`` does, or to a new file renamed over the old one
+as editors save; the file stays the size of a real one) while the test restarts the
+daemon 30 times through the console script. After each start
 the writer is paused (it says so once its write in progress is done) and the file is read:
 the rules it last wrote are all there, none it dropped is back, and every hookd handler
 carries the daemon's current token.
@@ -27,8 +28,8 @@ WINDOW = 20
 #: Adds rule-N to permissions.allow and drops rule-(N-WINDOW), every few ms; "pause" on
 #: stdin: answers "paused N" once no write is in progress, then waits for "resume" or "stop".
 WRITER = r"""
-import json, select, sys, time
-path, n = sys.argv[1], 0
+import json, os, select, sys, time
+path, how, n = sys.argv[1], sys.argv[2], 0
 while True:
     if select.select([sys.stdin], [], [], 0)[0]:
         line = sys.stdin.readline().strip()
@@ -47,21 +48,25 @@ while True:
     if f"Bash(rule-{n - 20})" in allow:
         allow.remove(f"Bash(rule-{n - 20})")
     data = json.dumps(value, indent=2) + "\n"  # then truncate and write, as Node does
-    with open(path, "w", encoding="utf-8") as f:
+    with open(path if how == "in-place" else path + ".new", "w", encoding="utf-8") as f:
         f.write(data)
+    if how == "rename":
+        os.replace(path + ".new", path)
     n += 1
     time.sleep(0.003)
 """
 
 
-@pytest.fixture
-def writer(box: Box, module: Path) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
+@pytest.fixture(params=["in-place", "rename"])
+def writer(
+    request: pytest.FixtureRequest, box: Box, module: Path
+) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
     settings = box.project / ".claude" / "settings.local.json"
     settings.write_text(json.dumps({"permissions": {"allow": ["Read"]}}, indent=2) + "\n")
     done = hookd(box, "install", str(module))
     assert done.returncode == 0, done.stderr
     proc = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(settings)],
+        [sys.executable, "-c", WRITER, str(settings), request.param],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
