@@ -72,7 +72,7 @@ class Seen:
 
 
 def _refuse(path: Path, why: str, within: Path | None) -> LinkError:
-    inside = " inside the project" if within is not None else ""
+    inside = ", inside the project" if within is not None else ""
     return LinkError(f"{path}: a symbolic link {why}; {_RULE}{inside}; remove the link")
 
 

@@ -2,13 +2,15 @@
 
 Claude Code rewrites its settings when the user clicks "always allow", and every start of
 the daemon rewrites the same file with a new token. A writer process adds a permission rule
-every few milliseconds and drops the one it added ``WINDOW`` rules before (read, change,
-write in place as Node's ``writeFileSync`` does, or to a new file renamed over the old one
-as editors save; the file stays the size of a real one) while the test restarts the
-daemon 30 times through the console script. After each start
-the writer is paused (it says so once its write in progress is done) and the file is read:
-the rules it last wrote are all there, none it dropped is back, and every hookd handler
-carries the daemon's current token.
+every few milliseconds and drops the one it added ``WINDOW`` rules before: it reads the
+file, waits 2 ms (a CLI writing back what it read a moment before), changes it, and writes
+it in place as Node's ``writeFileSync`` does (Gemini CLI, Qwen Code; the file stays the
+size of a real one), while the test restarts the daemon 30 times through the console
+script. After each start the writer is paused (it says so once its write in progress is
+done) and the file is read: the rules it last wrote are all there, none it dropped is back,
+and every hookd handler carries the daemon's current token. (``rename`` instead of
+``in-place`` makes it save as editors do, a new file renamed over the old one: see SPEC
+R-F08 for what that measures.)
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ while True:
         value = json.loads(text)
     except ValueError:
         continue  # never: hookd replaces the file whole
+    time.sleep(0.002)  # the user clicks "always allow": it writes back what it read then
     allow = value.setdefault("permissions", {}).setdefault("allow", [])
     allow.append(f"Bash(rule-{n})")
     if f"Bash(rule-{n - 20})" in allow:
@@ -57,16 +60,14 @@ while True:
 """
 
 
-@pytest.fixture(params=["in-place", "rename"])
-def writer(
-    request: pytest.FixtureRequest, box: Box, module: Path
-) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
+@pytest.fixture
+def writer(box: Box, module: Path) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
     settings = box.project / ".claude" / "settings.local.json"
     settings.write_text(json.dumps({"permissions": {"allow": ["Read"]}}, indent=2) + "\n")
     done = hookd(box, "install", str(module))
     assert done.returncode == 0, done.stderr
     proc = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(settings), request.param],
+        [sys.executable, "-c", WRITER, str(settings), "in-place"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:

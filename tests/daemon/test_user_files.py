@@ -104,6 +104,35 @@ def test_a_dotfiles_link_is_written_through_and_stays_a_link(box: Box, module: P
     assert target.read_bytes() == THEIRS
 
 
+@pytest.mark.req("R-F01")
+def test_a_link_in_a_project_is_followed_only_inside_it(
+    box: Box, module: Path, tmp_path: Path
+) -> None:
+    shared = box.project / "config" / "gemini.json"
+    shared.parent.mkdir()
+    shared.write_bytes(b'{"ui": {"theme": "GitHub"}}\n')
+    link = box.project / ".gemini" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(Path("..") / "config" / "gemini.json")
+    done = hookd(box, "install", "--agent", "gemini", str(module), "--no-start")
+    assert done.returncode == 0, done.stderr
+    assert link.is_symlink() and b"#hookd=" in shared.read_bytes()
+    assert hookd(box, "uninstall", "--agent", "gemini", str(module)).returncode == 0
+    assert link.is_symlink() and shared.read_bytes() == b'{"ui": {"theme": "GitHub"}}\n'
+    outside = tmp_path / "mine"
+    outside.mkdir(mode=0o700)
+    (outside / "settings.json").write_bytes(THEIRS)  # the user's own, in a private folder
+    settings = local(box)
+    settings.symlink_to(outside / "settings.json")
+    line = one_error(hookd(box, "install", str(module), "--no-start"))
+    assert line == (
+        f"hookd install: error: {settings}: a symbolic link to a file outside the project "
+        f"({outside / 'settings.json'}); hookd follows a link only to a regular file of "
+        "yours, in a folder only you can write, inside the project; remove the link"
+    )
+    assert (outside / "settings.json").read_bytes() == THEIRS
+
+
 @pytest.mark.req("R-F05")
 def test_a_read_only_settings_file_is_refused(box: Box, module: Path) -> None:
     settings = local(box)
