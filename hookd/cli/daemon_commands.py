@@ -16,7 +16,6 @@ from typing import Any
 
 from hookd.daemon.client import CALL_DEADLINE_S, Incomplete, Reply, Unreachable, request
 from hookd.daemon.fastcall import shim_failure
-from hookd.daemon.here import belongs, current_project, running_modules
 from hookd.daemon.lifecycle import (
     DaemonError,
     Squatted,
@@ -169,11 +168,15 @@ def _shim_failure(args: argparse.Namespace, message: str) -> int:
 def _targets(hooks: str | None) -> list[DaemonPaths]:
     if hooks is not None:
         return [daemon_paths(module_path(hooks), create=False)]
+    from hookd.daemon.here import running_modules  # not on `hookd call`'s path (subprocess)
+
     return [daemon_paths(module, create=False) for module in running_modules()]
 
 
 def _project_targets() -> tuple[Path, list[DaemonPaths], int]:
     """The project the user is in, its modules' daemons, and how many others run."""
+    from hookd.daemon.here import belongs, current_project, running_modules
+
     root = current_project()
     mine, others = [], 0
     for module in running_modules():
