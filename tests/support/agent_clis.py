@@ -24,6 +24,8 @@ class AgentCli:
     package: str
     version: str
     bin: str  # the executable's name in node_modules/.bin
+    #: Further packages installed beside it (a platform build published at another version).
+    extra: tuple[str, ...] = ()
 
 
 PINNED = {
@@ -31,6 +33,15 @@ PINNED = {
     "gemini": AgentCli("gemini", "@google/gemini-cli", "0.61.0", "gemini"),
     "copilot": AgentCli("copilot", "@github/copilot", "1.0.102", "copilot"),
     "qwen": AgentCli("qwen", "@qwen-code/qwen-code", "0.24.4", "qwen"),
+    "droid": AgentCli(
+        "droid", "@factory/cli", "0.225.1", "droid", ("@factory/cli-linux-x64@0.225.2",)
+    ),
+    "opencode": AgentCli("opencode", "opencode-ai", "1.18.33", "opencode"),
+    "kilo": AgentCli(
+        "kilo", "@kilocode/cli", "7.8.1", "kilo", ("@kilocode/cli-linux-x64@7.7.9",)
+    ),
+    "pi": AgentCli("pi", "@mariozechner/pi-coding-agent", "0.73.1", "pi"),
+    "cline": AgentCli("cline", "cline", "3.0.65", "cline"),
 }
 
 #: One npm install may fetch a few hundred MB on a new machine.
@@ -58,7 +69,7 @@ def agent_cli(agent: str) -> Path:
         if not binary.exists():
             done = subprocess.run(
                 [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-                 "--loglevel=error", f"{cli.package}@{cli.version}"],
+                 "--loglevel=error", f"{cli.package}@{cli.version}", *cli.extra],
                 capture_output=True, text=True, timeout=_INSTALL_TIMEOUT_S, check=False,
             )  # fmt: skip
             if done.returncode != 0 or not binary.exists():
