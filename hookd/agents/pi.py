@@ -60,7 +60,6 @@ from typing import TYPE_CHECKING, Any, Final
 from hookd.agents.dialect import Dialect, Encoded, Intent, dumps, failed_closed
 
 if TYPE_CHECKING:
-    from hookd.engine.call import HookCall
     from hookd.engine.verdict import Verdict
 
 __all__ = [
@@ -178,9 +177,10 @@ def _other(intent: Intent) -> dict[str, Any]:
     return out
 
 
-def encode(verdict: Verdict, call: HookCall) -> Encoded:
+def encode(verdict: Verdict, call: object) -> Encoded:
     """The answer ``hookd-pi.ts`` reads: ``block``/``ask``/``halt`` + ``reason``, ``input``,
-    ``context``, ``systemMessage`` (nothing at all when the hooks ask nothing)."""
+    ``context``, ``systemMessage`` (nothing at all when the hooks ask nothing); the call (a
+    ``HookCall``) is not needed."""
     failed = failed_closed(verdict, "pi")
     if failed is not None:
         return failed

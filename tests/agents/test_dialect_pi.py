@@ -21,6 +21,7 @@ from hookd.engine.verdict import Problem, Verdict
 from hookd.events import EVENTS
 from hookd.serve.http.agent_answer import AgentAnswers
 from hookd.testing import Hooks, load
+from tests.support.pi_daemon import engine_of
 
 ROOT = Path(__file__).resolve().parents[2]
 GUARD = str(ROOT / "tests" / "hooks" / "agent_guard.py")
@@ -230,7 +231,8 @@ def test_a_call_hookd_cannot_run_fails_closed_on_blocking_events(pi_event: str, 
 
 
 def test_the_route_answers_pi_in_the_shims_shape(registered: None) -> None:
-    route = AgentAnswers(getattr(load(GUARD), "kernel", None) or load(GUARD).handler)  # type: ignore[attr-defined]
+    hooks = load(GUARD)
+    route = AgentAnswers(engine_of(hooks))
     body = {"hook_event_name": "tool_call", **BASE, "tool_name": "bash",
             "tool_input": {"command": "rm -rf /"}, "tool_use_id": "c1"}  # fmt: skip
     got = trio.run(route.post, "pi/tool_call", json.dumps(body).encode())

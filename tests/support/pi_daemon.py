@@ -34,7 +34,7 @@ from hookd.agents import pi
 from hookd.serve.http.agent_answer import AgentAnswers
 from hookd.testing import load
 
-__all__ = ["Raw", "StandIn", "proc_start_ticks", "stand_in"]
+__all__ = ["Raw", "StandIn", "engine_of", "proc_start_ticks", "stand_in"]
 
 Raw = tuple[int, dict[str, str], bytes]
 
@@ -43,6 +43,12 @@ def proc_start_ticks(pid: int | str = "self") -> int:
     """Field 22 of ``/proc/PID/stat``: when the process started, in clock ticks after boot."""
     stat = Path(f"/proc/{pid}/stat").read_bytes()
     return int(stat.rsplit(b")", 1)[1].split()[19])
+
+
+def engine_of(hooks: Any) -> Any:
+    """The testing kit's request handler: ``hooks.kernel`` since the engine's split, before it
+    ``hooks.handler`` (the route takes it either way)."""
+    return hooks.kernel if hasattr(hooks, "kernel") else hooks.handler
 
 
 @dataclass
@@ -94,7 +100,7 @@ def stand_in(folder: Path, module: Path) -> Iterator[StandIn]:
     """A :class:`StandIn` serving ``module``'s hooks, its files written; pi is in
     :data:`hookd.agents.DIALECTS` until it stops."""
     hooks = load(str(module))
-    route = AgentAnswers(getattr(hooks, "kernel", None) or hooks.handler)  # type: ignore[attr-defined]
+    route = AgentAnswers(engine_of(hooks))
     state = StandIn(folder, module)
     lock = threading.Lock()
 
