@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Final
 
 from hookd.agents.dialect import Dialect, Encoded, dumps, failed_closed
-from hookd.engine.handler import HookCall
+from hookd.engine.call import HookCall
 from hookd.engine.verdict import Verdict
 from hookd.events import EVENTS
 

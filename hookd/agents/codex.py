@@ -37,7 +37,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from hookd.agents.dialect import Dialect, Encoded, Intent, dumps, failed_closed
-from hookd.engine.handler import HookCall
+from hookd.engine.call import HookCall
 from hookd.engine.verdict import Verdict
 
 __all__ = ["APPROVAL_NEEDED", "DEFAULT_REASON", "DIALECT", "SENT_BY_EVENT"]

@@ -58,7 +58,7 @@ from typing import Any, Final
 
 from hookd.agents import claude
 from hookd.agents.dialect import Dialect, Encoded, Intent, dumps, failed_closed
-from hookd.engine.handler import HookCall
+from hookd.engine.call import HookCall
 from hookd.engine.verdict import Verdict
 
 __all__ = ["DEFAULT_REASON", "DIALECT"]

@@ -3,7 +3,7 @@
 A :class:`Dialect` is data: the agent's event names, tool names and input
 field renames, each mapped onto Claude Code's (the vocabulary hooks are
 written in). :func:`decode` applies the tables to one payload and gives the
-:class:`~hookd.engine.handler.HookCall` the request handler answers;
+:class:`~hookd.engine.call.HookCall` the kernel answers;
 :func:`payload` applies them backwards (the testing kit builds an agent's
 real payload from Claude's). Only the encoder, which turns the verdict into
 what the agent accepts, is code, one per agent beside its table; each reads
@@ -24,7 +24,7 @@ from typing import Annotated, Any, Final, get_args, get_origin
 import msgspec
 
 from hookd.blocking import BLOCKING_EVENTS
-from hookd.engine.handler import HookCall
+from hookd.engine.call import HookCall
 from hookd.engine.verdict import Verdict
 from hookd.events import EVENTS
 
@@ -144,7 +144,28 @@ def decode(dialect: Dialect, agent_event: str, body: dict[str, Any]) -> HookCall
         ask_permission=True,
         agent_event=agent_event,
         agent_tool=own_tool if isinstance(own_tool, str) else None,
+        via=f"agent/{dialect.agent}",
+        shows_message=shows_message(dialect, agent_event),
     )
+
+
+#: (agent, agent event) -> whether its answer shows a ``systemMessage`` (found once each).
+_SHOWN: dict[tuple[str, str], bool] = {}
+_PROBE: Final = "hookd-probe-message"
+
+
+def shows_message(dialect: Dialect, agent_event: str) -> bool:
+    """Whether ``dialect``'s answer to ``agent_event`` carries a ``systemMessage`` to the
+    user: found by encoding one, once per event (a session's note waits for such an answer)."""
+    found = _SHOWN.get((dialect.agent, agent_event))
+    if found is None:
+        event = dialect.claude_event(agent_event) or agent_event
+        call = HookCall(event, {}, agent=dialect.agent, agent_event=agent_event)
+        encoded = dialect.encode(Verdict(event, output={"systemMessage": _PROBE}), call)
+        shown = encoded.stdout_json if encoded.exit_code == 0 and encoded.stdout else None
+        found = shown is not None and _PROBE in str(shown.get("systemMessage", ""))
+        _SHOWN[dialect.agent, agent_event] = found
+    return found
 
 
 def _fill_required(event: str, data: dict[str, Any]) -> None:

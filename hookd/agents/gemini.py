@@ -42,7 +42,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from hookd.agents.dialect import Dialect, Encoded, Intent, dumps, failed_closed
-from hookd.engine.handler import HookCall
+from hookd.engine.call import HookCall
 from hookd.engine.verdict import Verdict
 
 __all__ = ["DEFAULT_REASON", "DIALECT", "TOOLS"]

@@ -21,7 +21,7 @@ DEFAULT_IDLE_EXIT_S = 8 * 3600.0
 DAEMON_COMMANDS = ("install", "uninstall", "up", "down", "status", "doctor", "call", "log")
 #: Commands on the hook path of every session or prompt: they import nothing heavy.
 LIGHT_COMMANDS = ("up", "call")
-#: What ``--agent`` takes (hookd.daemon.agent_config.OTHER_AGENTS, named here without importing
+#: What ``--agent`` takes (hookd.install.agent_files.OTHER_AGENTS, named here without importing
 #: the dialects); ``all`` is Claude Code and each other agent whose CLI is on PATH.
 AGENT_CHOICES = ("claude", "codex", "gemini", "copilot", "qwen", "all")
 

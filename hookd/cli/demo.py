@@ -19,8 +19,9 @@ import trio
 
 from hookd.cli.demo_installed import play_installed
 from hookd.core.loader import load_hooks
-from hookd.daemon.install import hookd_command
+from hookd.decision.meaning import headline
 from hookd.errors import HookdError
+from hookd.install.claude import hookd_command
 from hookd.redact import escape_controls
 
 __all__ = ["default_hooks_path", "run_demo"]
@@ -221,13 +222,4 @@ async def _step(
 def _verdict(response: dict[str, Any]) -> str:
     if response["subtype"] == "error":
         return f"error: {response['error']}"
-    out = response.get("response") or {}
-    specific = out.get("hookSpecificOutput") or {}
-    if "permissionDecision" in specific:
-        reason = specific.get("permissionDecisionReason")
-        return str(specific["permissionDecision"]).upper() + (f" ({reason})" if reason else "")
-    if "additionalContext" in specific:
-        return f"adds context: {specific['additionalContext']!r}"
-    if out.get("decision") == "block":
-        return f"BLOCK ({out.get('reason')})"
-    return "no objection ({})"
+    return headline(response.get("response"))

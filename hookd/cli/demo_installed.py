@@ -19,6 +19,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from hookd.decision.meaning import headline
+
 __all__ = ["play_installed"]
 
 #: (what the agent is doing, the tool input)
@@ -104,8 +106,4 @@ def _pre_tool_use_entry(settings: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _decision(answer: dict[str, Any]) -> str:
-    specific = answer.get("hookSpecificOutput") or {}
-    if "permissionDecision" in specific:
-        reason = specific.get("permissionDecisionReason")
-        return str(specific["permissionDecision"]).upper() + (f" ({reason})" if reason else "")
-    return "no objection ({})"
+    return headline(answer)

@@ -12,9 +12,9 @@ import dataclasses
 import json
 import sys
 
-from hookd.daemon.doctor import Install, diagnose
 from hookd.daemon.here import current_project
 from hookd.daemon.paths import PathError
+from hookd.install.doctor import Install, diagnose
 from hookd.redact import escape_controls, redactor_for
 
 __all__ = ["doctor_main"]

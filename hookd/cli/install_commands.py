@@ -9,16 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from hookd.cli.history import forget_module
-from hookd.daemon.agent_install import AgentInstalled, agent_file, install_agent, uninstall_agent
-from hookd.daemon.install import (
-    Installed,
-    InstallError,
-    Where,
-    check_writable,
-    install,
-    remember_exclude,
-    uninstall,
-)
 from hookd.daemon.lifecycle import DaemonError, StartOptions, ensure_up, stop
 from hookd.daemon.paths import (
     DaemonPaths,
@@ -32,8 +22,18 @@ from hookd.daemon.paths import (
     write_private,
 )
 from hookd.daemon.project import exclude_file, git_ignore, project_root
-from hookd.daemon.settings_file import backup_of
-from hookd.daemon.undo import Undo
+from hookd.install.agents import AgentInstalled, agent_file, install_agent, uninstall_agent
+from hookd.install.claude import (
+    Installed,
+    InstallError,
+    Where,
+    check_writable,
+    install,
+    remember_exclude,
+    uninstall,
+)
+from hookd.install.settings_file import backup_of
+from hookd.install.undo import Undo
 
 __all__ = ["install_main", "uninstall_main"]
 
@@ -58,7 +58,7 @@ def agents_of(args: argparse.Namespace, *, installed_only: bool) -> list[str]:
     """The agents named by ``--agent`` (claude when none), ``all`` expanded: Claude Code and
     each other agent whose CLI is on PATH (every other agent when ``installed_only`` is
     false: uninstall looks in each file)."""
-    from hookd.daemon.agent_config import OTHER_AGENTS
+    from hookd.install.agent_files import OTHER_AGENTS
 
     named = args.agents or ["claude"]
     out: list[str] = []

@@ -140,7 +140,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         from hookd.serve.http.service import run_http
 
         assert isinstance(options, HttpServeOptions)
-        from hookd.daemon.routes import routes_task
+        from hookd.install.routes import routes_task
 
         background = [routes_task(options)]  # which events the install's hook files leave out
         if options.reload:

@@ -139,7 +139,7 @@ def record_main(args: argparse.Namespace) -> int:
 
 def _record_daemon(command: list[str], out: str, *, required: bool) -> int:
     """Record through the installed daemon; ``--via env`` when none is installed (auto)."""
-    from hookd.daemon.recording import installed_here, record_daemon
+    from hookd.install.recording import installed_here, record_daemon
 
     found = installed_here(Path.cwd())
     if len(found) == 1:

@@ -1,1 +1,1 @@
-"""The hooks daemon for interactive Claude Code: install, lifecycle, command shim, reload."""
+"""The hooks daemon: lifecycle, command shim, reload (its installs: :mod:`hookd.install`)."""

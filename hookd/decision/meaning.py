@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["decision_of", "failure_word"]
+__all__ = ["decision_of", "failure_word", "headline"]
 
 #: The log's word for a hook's failed outcome (``blocked:`` is dropped first).
 _FAILURES: Final = {
@@ -86,3 +86,17 @@ def _message(decision: Any, output: dict[str, Any]) -> Any:
     if isinstance(decision, dict):
         return decision.get("message")
     return output.get("message")
+
+
+def headline(output: dict[str, Any] | None) -> str:
+    """What an output decides, for a person: ``DENY (reason)``, ``ALLOW``, ``adds context:
+    'text'``, ``no objection ({})``."""
+    decision, reason = decision_of(output)
+    match decision:
+        case "none":
+            return "no objection ({})"
+        case "context":
+            return f"adds context: {reason!r}"
+        case "rewrite":
+            return "ALLOW, input rewritten" + (f" ({reason})" if reason else "")
+    return decision.upper() + (f" ({reason})" if reason else "")

@@ -21,13 +21,14 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from hookd.decision import DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_BYTES
 from hookd.errors import HookdError
 
 __all__ = [
     "COLUMNS",
+    "DecisionRow",
     "Store",
     "StoreError",
     "classify",
@@ -36,10 +37,27 @@ __all__ = [
     "redaction_patterns",
 ]
 
-COLUMNS: Final = (
-    "time", "agent", "session_id", "event", "tool", "hooks", "decision", "reason",
-    "failure", "elapsed_ms", "version", "shadow", "request_id", "input",
-)  # fmt: skip
+
+class DecisionRow(NamedTuple):
+    """One answer's record, in the store's column order (a tuple: SQLite takes it as is)."""
+
+    time: float  # UNIX time of the answer
+    agent: str
+    session_id: str | None
+    event: str
+    tool: str | None
+    hooks: str  # the names of the hooks that decided, comma-separated
+    decision: str
+    reason: str
+    failure: str | None
+    elapsed_ms: float
+    version: str  # the module version that answered
+    shadow: int  # 1: a shadow hook's would-be answer
+    request_id: str | None
+    input: str  # the input as JSON
+
+
+COLUMNS: Final = DecisionRow._fields
 SCHEMA_VERSION: Final = 1
 #: Past this share of ``max_bytes`` in use, the oldest rows are dropped down to LOW_WATER.
 HIGH_WATER: Final = 0.9
@@ -166,7 +184,7 @@ class Store:
             self._conn.close()
             self._conn = None
 
-    def add(self, rows: Sequence[Sequence[Any]]) -> None:
+    def add(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """Insert ``rows`` (in :data:`COLUMNS` order) in one transaction, then keep the bounds."""
         conn = self._open()
         try:

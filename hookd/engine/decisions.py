@@ -31,13 +31,13 @@ import json
 import queue
 import threading
 import time
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import msgspec
 import structlog
 
 from hookd.decision.meaning import decision_of, failure_word
-from hookd.decision.store import Store, StoreError, move_aside
+from hookd.decision.store import DecisionRow, Store, StoreError, move_aside
 from hookd.engine.verdict import Ran, Verdict
 
 TYPE_CHECKING = False
@@ -63,11 +63,19 @@ GATHER_S: Final = 0.2
 CHUNK: Final = 16
 _encoder: Final = msgspec.json.Encoder(enc_hook=repr)
 
-#: (UNIX time, event, agent, input, request id, verdict, module version, redaction
-#: patterns, elapsed ms): what the handler notes per answer.
-Noted = tuple[
-    float, str, str, dict[str, Any], Any, Verdict, str, tuple[str, ...], float
-]  # fmt: skip
+
+class Noted(NamedTuple):
+    """What the kernel notes per answer: references only, nothing computed."""
+
+    when: float  # UNIX time
+    event: str
+    agent: str
+    input: dict[str, Any]
+    request_id: Any
+    verdict: Verdict
+    version: str  # the module version that answered
+    redact: tuple[str, ...]  # its redaction patterns
+    elapsed_ms: float
 
 
 class DecisionLog:
@@ -93,7 +101,7 @@ class DecisionLog:
         self._noted: collections.deque[Noted] = collections.deque()
         self._woken = False
         self._wake: queue.SimpleQueue[bool] = queue.SimpleQueue()  # True: write; False: stop
-        self._waiting: list[tuple[Any, ...]] = []
+        self._waiting: list[DecisionRow] = []
         self._waiting_bytes = 0  # held by _waiting (row_bytes)
         self._versions: set[str] = set()
         self._meta_items: dict[str, str] = {}  # written with the next batch
@@ -157,10 +165,10 @@ class DecisionLog:
             if not go_on:
                 return
 
-    def _drain(self) -> list[tuple[Any, ...]]:
+    def _drain(self) -> list[DecisionRow]:
         """The rows of everything noted so far (the next note wakes the writer again)."""
         self._woken = False
-        rows: list[tuple[Any, ...]] = []
+        rows: list[DecisionRow] = []
         noted = self._noted
         while noted:
             for _ in range(min(CHUNK, len(noted))):
@@ -168,35 +176,36 @@ class DecisionLog:
             time.sleep(0)  # let the event loop's thread have the GIL between chunks
         return rows
 
-    def _rows(self, noted: Noted) -> list[tuple[Any, ...]]:
+    def _rows(self, noted: Noted) -> list[DecisionRow]:
         when, event, agent, input_data, request_id, verdict, version, redact, elapsed_ms = noted
         if version not in self._versions:
             self._versions.add(version)
             self._meta(version, redact)
         session = input_data.get("session_id")
         tool = input_data.get("tool_name")
-        head = (
-            when,
-            agent,
-            session if isinstance(session, str) else None,
-            event,
-            tool if isinstance(tool, str) else None,
-        )
+        session_id = session if isinstance(session, str) else None
+        tool_name = tool if isinstance(tool, str) else None
         request = None if request_id is None else str(request_id)
         raw = _encoder.encode(input_data).decode()  # TEXT: JSON for any later reader
-        rows = [(*head, *_main(verdict), round(elapsed_ms, 3), version, 0, request, raw)]
-        self._count(self.counts, rows[0][6])
-        self._count(self.agent_counts.setdefault(agent, {}), rows[0][6])
+        hooks, decision, reason, failure = _main(verdict)
+        main = DecisionRow(
+            when, agent, session_id, event, tool_name, hooks, decision, reason, failure,
+            round(elapsed_ms, 3), version, 0, request, raw,
+        )  # fmt: skip
+        rows = [main]
+        self._count(self.counts, decision)
+        self._count(self.agent_counts.setdefault(agent, {}), decision)
         if self.export is not None:
-            self.export.answer(rows[0], redact)
+            self.export.answer(main, redact)
         for ran in verdict.shadow:
-            decision, reason = decision_of(ran.answer.payload)
-            failure = failure_word(ran.answer.outcome)
+            would, reason = decision_of(ran.answer.payload)
             rows.append(
-                (*head, ran.reg.name, decision, reason, failure, ran.elapsed_ms, version, 1,
-                 request, raw)
+                main._replace(
+                    hooks=ran.reg.name, decision=would, reason=reason,
+                    failure=failure_word(ran.answer.outcome), elapsed_ms=ran.elapsed_ms, shadow=1,
+                )
             )  # fmt: skip
-            self._count(self.shadow_counts, decision)
+            self._count(self.shadow_counts, would)
         return rows
 
     @staticmethod
@@ -209,7 +218,7 @@ class DecisionLog:
             items["module"] = self.module
         self._meta_items.update(items)
 
-    def _write(self, rows: list[tuple[Any, ...]]) -> None:
+    def _write(self, rows: list[DecisionRow]) -> None:
         if self.store is None:
             return
         waiting = self._waiting + rows
@@ -236,7 +245,7 @@ class DecisionLog:
         if held >= TRIM_BYTES:
             _give_back()
 
-    def _store_rows(self, rows: list[tuple[Any, ...]]) -> None:
+    def _store_rows(self, rows: list[DecisionRow]) -> None:
         assert self.store is not None
         try:
             self._add(rows)
@@ -250,7 +259,7 @@ class DecisionLog:
             )
             self._add(rows)
 
-    def _add(self, rows: list[tuple[Any, ...]]) -> None:
+    def _add(self, rows: list[DecisionRow]) -> None:
         assert self.store is not None
         self.store.open()
         if self._meta_items:
@@ -259,7 +268,7 @@ class DecisionLog:
         if rows:
             self.store.add(rows)
 
-    def _failed(self, exc: StoreError, rows: list[tuple[Any, ...]]) -> None:
+    def _failed(self, exc: StoreError, rows: list[DecisionRow]) -> None:
         assert self.store is not None
         first = self.error is None
         self.error = str(exc)
@@ -290,12 +299,12 @@ class DecisionLog:
             )
 
 
-def row_bytes(row: tuple[Any, ...]) -> int:
+def row_bytes(row: DecisionRow) -> int:
     """What a waiting row holds: its text (the input, mostly) and a fixed overhead."""
     return ROW_OVERHEAD_BYTES + sum(len(v) for v in row if isinstance(v, str))
 
 
-def _bounded(rows: list[tuple[Any, ...]]) -> tuple[list[tuple[Any, ...]], int]:
+def _bounded(rows: list[DecisionRow]) -> tuple[list[DecisionRow], int]:
     """The newest ``rows`` within :data:`MAX_WAITING` and :data:`MAX_WAITING_BYTES`, and
     their bytes: the oldest are the ones left out."""
     kept, total = 0, 0

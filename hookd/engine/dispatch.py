@@ -6,7 +6,7 @@ their matcher groups is ``sequential`` (then each hook sees the input as
 rewritten by the ones before it). Each keeps its own timeout and failure
 policy. Their outputs are merged by :mod:`hookd.engine.merge` into a
 :class:`~hookd.engine.verdict.Verdict`. The request handler
-(:mod:`hookd.engine.handler`) is the only caller.
+(:mod:`hookd.engine.runs`) is the only caller.
 
 Two parallel hooks that rewrite the input differently are a conflict: neither
 rewrite is used, and on a guarded event (PreToolUse, PermissionRequest) the
@@ -128,7 +128,7 @@ async def one(
     if problem is not None:
         outcome = Outcome("exception", message=problem)
     else:
-        outcome = encodable(await run(reg, input_data))
+        outcome = await run(reg, input_data)  # its output encodes: checked where produced
     elapsed_ms = round((trio.current_time() - started) * 1000, 3)
     return Ran(reg, resolve(reg, outcome), elapsed_ms)
 
@@ -140,14 +140,3 @@ def copy_input(input_data: dict[str, Any]) -> dict[str, Any]:
     except (TypeError, ValueError, OverflowError, RecursionError):
         return copy.deepcopy(input_data)
     return copied if copied == input_data else copy.deepcopy(input_data)
-
-
-def encodable(outcome: Outcome) -> Outcome:
-    """A JSON-unencodable output is an invalid output, so it fails this hook only."""
-    if outcome.kind != "ok" or outcome.output is None:
-        return outcome
-    try:
-        _encoder.encode(outcome.output)
-    except (TypeError, ValueError, OverflowError) as exc:
-        return Outcome("invalid_output", message=f"output is not JSON-serialisable: {exc}")
-    return outcome

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextvars
 import inspect
-import threading
 import time
 import types
 from collections.abc import Generator, Mapping
@@ -29,36 +28,33 @@ import structlog
 import trio
 
 from hookd.core.context import MAX_MARGIN_S, HookContext, effective_timeout
-from hookd.core.health import Key
 from hookd.core.limits import MAX_OUTPUT_BYTES
 from hookd.core.policy import Outcome
 from hookd.core.registry import Registration
 from hookd.engine.aio import run_on_asyncio
 from hookd.engine.permission import PERMISSION_ID, permission_payload
+from hookd.engine.threads import HOOK_THREAD_LIMIT, STUCK_LIMIT, THREAD_LIMIT, Threads, thread_key
 from hookd.engine.tracebacks import user_traceback
-from hookd.engine.watchdog import CLEANUP_GRACE_S, HookStuckError, resume, step, thread_watch
+from hookd.engine.watchdog import HookStuckError, resume, step
 from hookd.errors import HookAbortError, HookdError, InvalidOutputError, RetryableHookError
 from hookd.events.validation import prepare_output, sdk_renamed
 
 __all__ = [
     "MAX_MARGIN_S",
+    "HOOK_THREAD_LIMIT",
     "STUCK_LIMIT",
     "THREAD_LIMIT",
     "Executor",
     "InputTypeError",
     "Paused",
     "effective_timeout",
+    "encoding_problem",
 ]
 
 log = structlog.get_logger("hookd.executor")
 
 _json_encode: Final = msgspec.json.Encoder().encode
-
-THREAD_LIMIT: Final = 64
-#: Threads one sync hook may hold at once (the rest of its calls wait their turn).
-HOOK_THREAD_LIMIT: Final = 16
-#: Calls of one sync hook still running past their deadline before its next calls are refused.
-STUCK_LIMIT: Final = 4
+_UNENCODABLE: Final = (TypeError, ValueError, OverflowError, RecursionError)
 
 
 class InputTypeError(HookdError):
@@ -76,122 +72,12 @@ class Paused:
         self.context = context  # None: not a coroutine, not started yet
 
 
-class _Threads:
-    """Sync hooks' worker threads: one limiter, and the calls still running past their deadline.
-
-    A hook's own limiter and its count of stuck calls are kept per session
-    (:func:`thread_key`): calls one session sent that block for good can hold only that
-    session's share of the hook, never another session's."""
-
-    def __init__(self) -> None:
-        self.limiter = trio.CapacityLimiter(THREAD_LIMIT)
-        self.per_hook: dict[Key, trio.CapacityLimiter] = {}
-        self.stuck: dict[Key, int] = {}
-        self.stuck_by_hook: dict[str, int] = {}  # the sum over sessions, for the status
-        self._lock = threading.Lock()
-
-    def refusal(self, key: Key) -> str | None:
-        stuck = self.stuck.get(key, 0)
-        if stuck < STUCK_LIMIT:
-            return None
-        return (
-            f"refused: {stuck} earlier calls are still running past their timeout "
-            "(stuck in a blocking call); its calls are refused until one of them ends"
-        )
-
-    async def run(
-        self, reg: Registration, arg: Any, tool_use_id: str | None, ctx: HookContext
-    ) -> Any:
-        key = thread_key(reg, ctx)
-        job = _Job(self, key)
-        own = self.per_hook.get(key)
-        if own is None:
-            own = self.per_hook[key] = trio.CapacityLimiter(HOOK_THREAD_LIMIT)
-        try:
-            async with own:  # one hook's burst of calls cannot take every thread
-                return await trio.to_thread.run_sync(
-                    job.call,
-                    reg.callback,
-                    arg,
-                    tool_use_id,
-                    ctx,
-                    abandon_on_cancel=True,
-                    limiter=self.limiter,
-                )
-        except trio.Cancelled:
-            self._abandon(job)
-            raise
-        finally:
-            if not own.borrowed_tokens and not own.statistics().tasks_waiting:
-                self.per_hook.pop(key, None)  # made again on the next call: none piles up
-
-    def _abandon(self, job: _Job) -> None:
-        with self._lock:
-            if job.started and not job.finished:  # a job still waiting for a thread never runs
-                job.abandoned = True
-                _count(self.stuck, job.key, 1)
-                _count(self.stuck_by_hook, job.key[2], 1)
-
-    def started(self, job: _Job) -> None:
-        with self._lock:
-            job.started = True
-
-    def finished(self, job: _Job) -> None:
-        with self._lock:
-            job.finished = True
-            if job.abandoned:
-                _count(self.stuck, job.key, -1)
-                _count(self.stuck_by_hook, job.key[2], -1)
-                log.info("hook.thread_ended", callback_id=job.key[2], late=True)
-
-
-def thread_key(reg: Registration, ctx: HookContext) -> Key:
-    """Whose share of a sync hook's threads a call takes: its agent's session's."""
-    return (ctx.agent, ctx.session_id or "", reg.callback_id)
-
-
-def _count(counts: dict[Any, int], key: Any, step: int) -> None:
-    left = counts.get(key, 0) + step
-    if left > 0:
-        counts[key] = left
-    else:
-        counts.pop(key, None)
-
-
-class _Job:
-    __slots__ = ("abandoned", "finished", "key", "started", "threads")
-
-    def __init__(self, threads: _Threads, key: Key) -> None:
-        self.threads = threads
-        self.key = key
-        self.abandoned = False
-        self.started = False
-        self.finished = False
-
-    def call(self, fn: Any, arg: Any, tool_use_id: str | None, ctx: HookContext) -> Any:
-        """Run in the worker thread, watched until the hook's deadline."""
-        self.threads.started(self)
-        try:
-            with thread_watch(ctx.deadline + CLEANUP_GRACE_S):  # time to notice ``cancelled``
-                result = fn(arg, tool_use_id, ctx)
-        finally:
-            self.threads.finished(self)
-        if hasattr(result, "__await__"):
-            close = getattr(result, "close", None)
-            if close is not None:
-                close()
-            raise TypeError(
-                "callback returned an awaitable from a plain function; make it async def"
-            )
-        return result
-
-
 class Executor:
     """Runs callbacks with their timeouts, retries and output validation."""
 
     def __init__(self, *, validate: bool = True) -> None:
         self.validate = validate
-        self._threads = _Threads()
+        self._threads = Threads()
         self._waits: set[str] = set()  # trio hooks seen yielding: they get a task of their own
 
     @property
@@ -289,14 +175,18 @@ class Executor:
         return Outcome("timeout", message=f"no answer within {timeout_s:g}s")
 
     def check(self, reg: Registration, result: Any) -> Outcome:
-        """Normalise a callback's return value and validate it for its event."""
-        if type(result) is dict and (too_big := _oversized(result)) is not None:
-            return Outcome("invalid_output", message=too_big)
+        """Normalise a callback's return value, then check it: JSON and within the size
+        limit (:func:`encoding_problem`), and valid for its event. Checked here, where the
+        output is produced, every entrance and every record see the same outcome."""
         if reg.callback_id == PERMISSION_ID:
             try:
-                return Outcome("ok", permission_payload(result))
+                payload = permission_payload(result)
             except InvalidOutputError as exc:
                 return Outcome("invalid_output", message=str(exc))
+            problem = encoding_problem(payload)
+            if problem is not None:
+                return Outcome("invalid_output", message=problem)
+            return Outcome("ok", payload)
         if result is None:
             return Outcome("ok", {})
         if type(result) is not dict:
@@ -306,13 +196,16 @@ class Executor:
             result = dict(result)
         if "continue_" in result or "async_" in result:
             result = sdk_renamed(result)
+        problem = encoding_problem(result)
+        if problem is not None:
+            return Outcome("invalid_output", message=problem)
         if not self.validate:
             return Outcome("ok", result)
         try:
             return Outcome("ok", prepare_output(reg.event, result))
         except InvalidOutputError as exc:
             return Outcome("invalid_output", message=str(exc))
-        except Exception as exc:  # e.g. a dict that contains itself
+        except Exception as exc:  # pragma: no cover - an encodable output converts
             text = f"{type(exc).__name__}: {_safe_str(exc) or 'no details'}"
             return Outcome("invalid_output", message=f"output cannot be checked ({text})")
 
@@ -447,12 +340,12 @@ def _failed(reg: Registration, ctx: HookContext, exc: BaseException) -> Outcome:
     return Outcome("exception", message=message)
 
 
-def _oversized(result: dict[str, Any]) -> str | None:
-    """Why ``result`` is too large to pass on, or None."""
+def encoding_problem(result: Any) -> str | None:
+    """Why ``result`` cannot go on any wire (not JSON, or past the size limit), or None."""
     try:
         size = len(_json_encode(result))
-    except Exception:  # not JSON: the check of its shape says why
-        return None
+    except _UNENCODABLE as exc:
+        return f"output is not JSON-serialisable: {_safe_str(exc) or type(exc).__name__}"
     if size <= MAX_OUTPUT_BYTES:
         return None
     return f"the output is {size} bytes as JSON; the limit is {MAX_OUTPUT_BYTES} bytes"

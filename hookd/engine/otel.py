@@ -24,6 +24,7 @@ from typing import Any, Final
 
 import structlog
 
+from hookd.decision.store import DecisionRow
 from hookd.redact import redactor_for
 
 __all__ = [
@@ -85,32 +86,32 @@ class Export:
                 make = meter.create_histogram if kind == "histogram" else meter.create_counter
                 self._instruments[name] = make(name, unit=unit, description=description)
 
-    def answer(self, row: tuple[Any, ...], patterns: Sequence[str] = ()) -> None:
+    def answer(self, row: DecisionRow, patterns: Sequence[str] = ()) -> None:
         """Export one answer, from its decision log row (:mod:`hookd.engine.decisions`); the
         span's text attributes redacted (built-in patterns and ``patterns``, the module's)."""
-        agent, event, decision, failure, elapsed_ms = row[1], row[3], row[6], row[8], row[9]
+        agent, event, decision, failure = row.agent, row.event, row.decision, row.failure
         if self._tracer is not None:
             self._span(row, _span_attributes(row, patterns))
         if not self._instruments:
             return
         labels = {"agent": agent, "hook_event": event, "decision": decision}
         self._instruments["hookd.calls"].add(1, labels)
-        self._instruments["hookd.latency"].record(elapsed_ms, labels)
+        self._instruments["hookd.latency"].record(row.elapsed_ms, labels)
         if decision == "deny":
             self._instruments["hookd.denials"].add(1, labels)
         if failure:
             self._instruments["hookd.failures"].add(1, {**labels, "hookd.failure": failure})
 
-    def _span(self, row: tuple[Any, ...], attributes: dict[str, Any]) -> None:
+    def _span(self, row: DecisionRow, attributes: dict[str, Any]) -> None:
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
-        end_ns = int(row[0] * 1e9)
-        start_ns = end_ns - int(row[9] * 1e6)
+        end_ns = int(row.time * 1e9)
+        start_ns = end_ns - int(row.elapsed_ms * 1e6)
         span = self._tracer.start_span(
             SPAN_NAME, kind=SpanKind.SERVER, attributes=attributes, start_time=start_ns
         )
-        if row[8]:
-            span.set_status(Status(StatusCode.ERROR, row[8]))
+        if row.failure:
+            span.set_status(Status(StatusCode.ERROR, row.failure))
         span.end(end_time=end_ns)
 
     def close(self, timeout_s: float = CLOSE_TIMEOUT_S) -> None:
@@ -133,16 +134,15 @@ class Export:
             log.warning("otel.shutdown_timed_out", after_s=round(time.monotonic() - started, 3))
 
 
-def _span_attributes(row: tuple[Any, ...], patterns: Sequence[str] = ()) -> dict[str, Any]:
-    agent, session, event, tool, hooks, decision, _, failure, _, version = row[1:11]
+def _span_attributes(row: DecisionRow, patterns: Sequence[str] = ()) -> dict[str, Any]:
     found: dict[str, Any] = {
-        "hook_event": event,
-        "decision": decision,
-        "agent": agent,
-        "hookd.module_version": version,
+        "hook_event": row.event,
+        "decision": row.decision,
+        "agent": row.agent,
+        "hookd.module_version": row.version,
     }
-    optional = {"hook_name": hooks, "tool_name": tool, "session.id": session,
-                "hookd.failure": failure}  # fmt: skip
+    optional = {"hook_name": row.hooks, "tool_name": row.tool, "session.id": row.session_id,
+                "hookd.failure": row.failure}  # fmt: skip
     found.update((key, value) for key, value in optional.items() if value)
     redactor = redactor_for(patterns)  # a session id or tool name is the agent's text
     return {k: redactor.text(v) if isinstance(v, str) else v for k, v in found.items()}

@@ -10,37 +10,52 @@ payload, an HTTP body.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 import msgspec
 
-from hookd.core.policy import Answer
+from hookd.core.policy import Answer, describe
 from hookd.core.registry import Registration
 from hookd.engine.merge import Conflict
 from hookd.engine.rewrite import ChainStep
 from hookd.wire.errors import ErrorKind
 
-__all__ = ["FAILED", "HookRecord", "Problem", "Ran", "Verdict", "error_answer"]
+__all__ = ["FAILED", "PROBLEMS", "HookRecord", "Problem", "ProblemWire", "Ran", "Verdict"]
 
 #: Answer outcomes of a hook that failed under ``continue``: the hook gave no output.
 FAILED: Final = frozenset({"exception", "timeout", "invalid_output", "quarantined"})
 
-_ERROR_KINDS: Final = {
-    "exception": ErrorKind.HOOK_EXECUTION_ERROR,
-    "timeout": ErrorKind.HOOK_TIMEOUT,
-    "invalid_output": ErrorKind.INVALID_OUTPUT,
-    "quarantined": ErrorKind.HOOK_EXECUTION_ERROR,
-}
+ProblemKind = Literal["invalid_input", "unknown_callback", "unavailable", "unsupported", "internal"]
 
-_WORDS: Final = {
-    "exception": "raised an exception",
-    "timeout": "timed out",
-    "invalid_output": "returned an invalid output",
-}
-#: A quarantined hook's note reads ``hookd: hook guard is quarantined after ...``.
-_QUARANTINED: Final = "quarantined"
 
-ProblemKind = Literal["invalid_input", "unknown_callback", "unavailable"]
+class ProblemWire(NamedTuple):
+    """How one kind of problem is said: the log's word, and its error on each wire."""
+
+    outcome: str
+    callback: ErrorKind  # a hook_callback's (and a can_use_tool's) error
+    dispatch: ErrorKind  # a hooks/dispatch error (JSON-RPC)
+    status: int  # an HTTP hook POST's status
+    blocks: bool  # an agent's blocking event is denied (every problem is: hookd did not answer)
+
+
+#: Every problem's words and errors, in one place (each entrance looks its problem up here).
+PROBLEMS: Final[dict[ProblemKind, ProblemWire]] = {
+    "invalid_input": ProblemWire(
+        "invalid", ErrorKind.INVALID_REQUEST, ErrorKind.INVALID_PARAMS, 400, True
+    ),
+    "unknown_callback": ProblemWire(
+        "unknown_callback", ErrorKind.UNKNOWN_CALLBACK, ErrorKind.UNKNOWN_CALLBACK, 400, True
+    ),
+    "unavailable": ProblemWire(
+        "unavailable", ErrorKind.INTERNAL_ERROR, ErrorKind.INTERNAL_ERROR, 503, True
+    ),
+    "unsupported": ProblemWire(
+        "unsupported", ErrorKind.UNSUPPORTED_REQUEST, ErrorKind.UNSUPPORTED_REQUEST, 400, True
+    ),
+    "internal": ProblemWire(
+        "internal_error", ErrorKind.INTERNAL_ERROR, ErrorKind.INTERNAL_ERROR, 500, True
+    ),
+}
 
 
 class HookRecord(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -77,18 +92,19 @@ class Ran(msgspec.Struct):
 
     def note(self) -> str:
         """One line naming the hook and how it failed (for a ``systemMessage``)."""
-        outcome = self.answer.outcome
-        if outcome == _QUARANTINED:
-            return f"hookd: hook {self.reg.name} is {self.answer.message}"
-        text = f"hookd: hook {self.reg.name} {_WORDS[outcome]}"
-        return f"{text}: {self.answer.message}" if self.answer.message else text
+        text = f"hookd: hook {self.reg.name} {describe(self.answer.outcome, self.answer.message)}"
+        return text if self.answer.message else text.removesuffix(": ")
 
 
 class Problem(msgspec.Struct, frozen=True):
-    """Why a call could not be run at all: each entrance says it its own way."""
+    """Why a call could not be run at all (:data:`PROBLEMS` says it on each wire)."""
 
     kind: ProblemKind
     message: str
+
+    @property
+    def wire(self) -> ProblemWire:
+        return PROBLEMS[self.kind]
 
 
 class _Payload(msgspec.Struct, omit_defaults=True):
@@ -112,6 +128,8 @@ class Verdict(msgspec.Struct):
     problem: Problem | None = None
     #: The runs of shadow hooks: logged and counted, never part of the answer.
     shadow: Sequence[Ran] = ()
+    #: A note for the session was added to the output's ``systemMessage``.
+    noted: bool = False
 
     @property
     def hooks(self) -> list[HookRecord]:
@@ -122,7 +140,7 @@ class Verdict(msgspec.Struct):
     def outcome(self) -> str:
         """One word for the log: ok, conflict, or the first hook's outcome that is not ok."""
         if self.problem is not None:
-            return self.problem.kind
+            return PROBLEMS[self.problem.kind].outcome
         if self.conflicts:
             return "conflict"
         for ran in self.ran:
@@ -147,11 +165,3 @@ class Verdict(msgspec.Struct):
             notes.insert(0, output["systemMessage"])
         output["systemMessage"] = "\n".join(notes)
         return output
-
-
-def error_answer(outcome: str, message: str, event: str | None) -> Answer | None:
-    """The error answer of a failed hook's outcome (None if it is not a failure)."""
-    kind = _ERROR_KINDS.get(outcome)
-    if kind is None:
-        return None
-    return Answer(outcome, error_kind=kind, message=message, event=event)

@@ -22,11 +22,11 @@ import trio
 
 from hookd import wire
 from hookd.core.registry import Registry
+from hookd.host.ending import RunRecord, Watch
 from hookd.host.lifetime import RunLifetime
 from hookd.host.progress import Progress
 from hookd.host.relay import CliInput, Observed
 from hookd.host.stdio import HostIO, ThreadWriter
-from hookd.host.verdict import Verdict, Watch
 from hookd.serve.config import ServeConfig
 from hookd.serve.server import Server
 from hookd.serve.writer import Writer
@@ -106,7 +106,7 @@ class Driver:
             self.output.close()  # nothing is relayed: drop conversation lines at once
         self.notes = Writer("stderr")
         self.progress = Progress(self._note) if options.progress else None
-        self.verdict = Verdict()
+        self.record = RunRecord()
         self.initialized = False
         self._turn_over = trio.lowlevel.ParkingLot()
         self._changed = trio.Event()
@@ -124,7 +124,7 @@ class Driver:
         cli_out, cli_stdin = recorded(
             self.proc.stdout, self.proc.stdin, self.options, lambda: self.registry.redact
         )
-        watch = Watch(self.verdict, progress)
+        watch = Watch(self.record, progress)
         cli_in = CliInput(cli_stdin, watch.to_cli)
         cli_out = Observed(cli_out, watch.from_cli)
         async with trio.open_nursery() as sinks:
@@ -177,7 +177,7 @@ class Driver:
         return True
 
     def _fail(self, reason: str) -> bool:
-        self.failure = reason  # said on stderr at the end (see hookd.host.verdict)
+        self.failure = reason  # said on stderr at the end (see hookd.host.ending)
         log.info("run.failed", reason=reason)
         return False
 
@@ -187,7 +187,7 @@ class Driver:
 
     def _prompt_sent(self) -> None:
         self.lifetime.prompt_sent()
-        self.verdict.prompt_sent()
+        self.record.prompt_sent()
 
     async def _turn_done(self) -> None:
         """Wait until the CLI answered the last prompt with a ``result``."""

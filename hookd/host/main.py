@@ -74,7 +74,7 @@ async def run_host(
     driver = Driver(registry, proc, options, io, hide_host_only=asked_state)
     try:
         async with trio.open_nursery() as nursery:
-            signals = partial(forward_signals, on_signal=driver.verdict.signaled)
+            signals = partial(forward_signals, on_signal=driver.record.signaled)
             nursery.start_soon(partial(signals, proc, kill_on_repeat=True))
             if kept is not None and proc.stderr is not None:
                 nursery.start_soon(kept.keep, proc.stderr)
@@ -93,8 +93,8 @@ async def run_host(
 
 
 def _end(driver: Driver, code: int, summary: str | None) -> int:
-    """Say how the run ended (see :mod:`hookd.host.verdict`); hookd's exit code."""
-    ending = driver.verdict.ending(code, initialized=driver.initialized, failure=driver.failure)
+    """Say how the run ended (see :mod:`hookd.host.ending`); hookd's exit code."""
+    ending = driver.record.ending(code, initialized=driver.initialized, failure=driver.failure)
     for line in (summary, ending.line):
         if line is not None:
             print(line, file=sys.stderr, flush=True)

@@ -8,7 +8,7 @@ import msgspec
 import trio
 
 from hookd import wire
-from hookd.engine.handler import Pending
+from hookd.engine.kernel import Waiting
 
 __all__ = ["Batch", "Flight", "InFlight", "InlineRun", "Key", "Yielded"]
 
@@ -33,7 +33,7 @@ class Yielded(NamedTuple):
 
     call: wire.Call
     key: Key
-    pending: Pending
+    pending: Waiting
     started: float
     size: int
 
@@ -48,7 +48,7 @@ class InlineRun:
         self.flight = Flight(None, self.scope)
         self.call: wire.Call | None = None
         self.key: Key = ("control", "")
-        self.pending: Pending | None = None
+        self.pending: Waiting | None = None
         self.started = 0.0
 
     def adopt(self, yielded: Yielded) -> None:

@@ -42,7 +42,7 @@ async def serve_fds(
     hookd_log.redact_with(registry.redact)
     server = Server(registry, config)
     if decisions is not None:
-        server.handler.decisions = decisions
+        server.kernel.decisions = decisions
     server.prime(early)
     stop = trio.Event()
     log.info("service.started", hooks=len(registry), pid=os.getpid())

@@ -16,8 +16,8 @@ import trio
 from hookd import wire
 from hookd.core.policy import Answer
 from hookd.serve.flight import Batch, Flight, InFlight, Key
-from hookd.serve.handlers import Handlers, internal_error, invalid
 from hookd.serve.reply import Replies
+from hookd.serve.stdio_calls import StdioCalls, invalid
 from hookd.wire.errors import ErrorKind
 
 __all__ = ["PassthroughSink", "Router"]
@@ -30,8 +30,8 @@ PassthroughSink = Callable[[bytes, wire.Passthrough], None]
 class Router:
     """Routes messages to tasks in the request nursery (set once serving starts)."""
 
-    def __init__(self, handlers: Handlers, replies: Replies, inflight: InFlight) -> None:
-        self.handlers = handlers
+    def __init__(self, calls: StdioCalls, replies: Replies, inflight: InFlight) -> None:
+        self.calls = calls
         self.replies = replies
         self.inflight = inflight
         self.nursery: trio.Nursery | None = None
@@ -89,7 +89,7 @@ class Router:
 
     def _on_call(self, call: wire.Call, batch: Batch | None, size: int) -> None:
         if isinstance(call.body, wire.Initialize):  # cheap: answered inline, never queued
-            payload = self.handlers.initialize_payload()
+            payload = self.calls.initialize_payload()
             answer = Answer("ok", payload=payload, event="initialize")
             if call.request_id is not None:
                 self.replies.finish(call.framing, call.request_id, batch, answer)
@@ -140,20 +140,13 @@ class Router:
             log.debug("message.skipped", type=msg.type)
 
     async def _run_call(self, call: wire.Call, key: Key, flight: Flight) -> None:
-        started = time.perf_counter()
-        try:
-            answer = await self.handlers.answer(call, flight.scope, flight.arrived)
-        except Exception as exc:  # a bug in hookd itself: answer it, keep serving
-            log.exception("internal.error", request_id=call.request_id)
-            answer = internal_error(f"internal error: {type(exc).__name__}: {exc}")
+        answer = await self.calls.answer(call, flight.scope, flight.arrived)
         if flight.withdrawn or answer is None:
             return  # cancelled by the peer or by shutdown: no answer
         self.inflight.drop(key)
-        self.replies.finish(
-            call.framing, call.request_id, flight.batch, answer, started=started, call=call
-        )
+        self.replies.finish(call.framing, call.request_id, flight.batch, answer)
 
     async def _run_notification(self, call: wire.Call) -> None:
-        answer = await self.handlers.answer(call, trio.CancelScope())
+        answer = await self.calls.answer(call, trio.CancelScope())
         outcome = answer.outcome if answer is not None else "cancelled"
         log.info("notification.done", method=type(call.body).__name__, outcome=outcome)

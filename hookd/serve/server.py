@@ -3,7 +3,7 @@
 One reader, one nursery owning every request task, one writer task that joins
 queued lines into one write. Every request is answered exactly once, except a
 cancelled one, which is never answered. The pieces: :mod:`hookd.serve.router`
-starts the work, :mod:`hookd.serve.handlers` computes answers,
+starts the work, :mod:`hookd.serve.stdio_calls` computes answers,
 :mod:`hookd.serve.reply` encodes them, :mod:`hookd.serve.writer` writes them.
 """
 
@@ -18,14 +18,16 @@ import structlog
 import trio
 
 from hookd import wire
-from hookd.core.registry import Registration, Registry
-from hookd.engine.handler import Handler, Pending
+from hookd.core.registry import Registry
+from hookd.engine.kernel import Kernel
+from hookd.engine.verdict import Verdict
 from hookd.serve.config import ServeConfig
 from hookd.serve.flight import InFlight, InlineRun, Key, Yielded
-from hookd.serve.handlers import Handlers, callback_answer, hook_call, internal_error
 from hookd.serve.receive import Receiver
 from hookd.serve.reply import Replies
+from hookd.serve.request_log import RequestLines
 from hookd.serve.router import PassthroughSink, Router
+from hookd.serve.stdio_calls import StdioCalls, callback_answer, hook_call
 from hookd.serve.writer import Writer
 
 __all__ = ["ServeConfig", "Server", "serve"]
@@ -39,12 +41,12 @@ class Server:
     def __init__(self, registry: Registry, config: ServeConfig | None = None) -> None:
         self.registry = registry
         self.config = config or ServeConfig()
-        self.handler = Handler(registry, validate=self.config.validate)
+        self.kernel = Kernel(registry, validate=self.config.validate, observers=[RequestLines()])
         self._inflight = InFlight(self.config.max_in_flight, self.config.max_in_flight_bytes)
         self._writer = Writer()
-        self._handlers = Handlers(self.handler)
-        self._replies = Replies(self._writer, self._handlers)
-        self._router = Router(self._handlers, self._replies, self._inflight)
+        self._calls = StdioCalls(self.kernel)
+        self._replies = Replies(self._writer)
+        self._router = Router(self._calls, self._replies, self._inflight)
         self._receiver: Receiver | None = None
         self._framer = wire.LineFramer(self.config.max_line_bytes)
         self._pending: collections.deque[bytes | wire.Oversize] = collections.deque()
@@ -85,7 +87,7 @@ class Server:
 
     def initialize_payload(self) -> dict[str, Any]:
         """The ``initialize`` answer: the hooks map plus hookd's name and version."""
-        return self._handlers.initialize_payload()
+        return self._calls.initialize_payload()
 
     async def serve(
         self,
@@ -172,39 +174,28 @@ class Server:
             and decoded.request_id is not None
         ):
             reg = self.registry.get(decoded.body.callback_id)
-            if reg is not None and self.handler.executor.inline(reg):
-                try:
-                    return self._inline(decoded, decoded.body, reg, len(line))
-                except Exception as exc:  # a fault in hookd itself: answer, keep reading
-                    self._internal_error(decoded, None, exc)
-                    return None
+            if reg is not None and self.kernel.executor.inline(reg):
+                return self._inline(decoded, decoded.body, len(line))
         self._router.on_message(decoded, line, None)
         return None
 
     # -- trio hooks, inline -------------------------------------------------
 
-    def _inline(
-        self, call: wire.Call, body: wire.HookCallback, reg: Registration, size: int
-    ) -> Yielded | None:
+    def _inline(self, call: wire.Call, body: wire.HookCallback, size: int) -> Yielded | None:
         """Answer a trio hook's call at once; None, unless the hook yielded to trio.
 
         A hook that waits (sleeps, does I/O) would hand the reading over to a
-        new task on every call; once seen waiting, the handler runs its calls
+        new task on every call; once seen waiting, the kernel runs its calls
         in a task each (the router's), started together with the rest of the batch.
         """
         assert call.request_id is not None
         key: Key = (call.framing, call.request_id)
         if self._router.refused(call, key, None, size):
             return None
-        started = time.perf_counter()
-        hook = hook_call(call, body, self._router.arrived)
-        began = self.handler.begin_named(hook, self.registry, started, reg)
-        if isinstance(began, Pending):
-            return Yielded(call, key, began, started, size)
-        answer = callback_answer(began)
-        self._replies.finish(
-            call.framing, call.request_id, None, answer, started=started, call=call
-        )
+        began = self.kernel.answer(hook_call(call, body, self._router.arrived))
+        if not isinstance(began, Verdict):
+            return Yielded(call, key, began, began.started, size)
+        self._replies.finish(call.framing, call.request_id, None, callback_answer(began))
         return None
 
     async def _keep_hook(self, yielded: Yielded, inline: InlineRun) -> None:
@@ -212,35 +203,18 @@ class Server:
 
         Its deadline runs from when its line was read (R-128).
         """
-        call, pending = yielded.call, yielded.pending
-        try:
-            inline.adopt(yielded)
-            self._inflight.add(yielded.key, inline.flight)
-            assert self._router.nursery is not None
-            self._router.nursery.start_soon(self._reader)
-            if pending.paused is None:  # checked, not started: run it here, under the flight
-                verdict = await self.handler.finish(pending)
-            else:
-                inline.scope.deadline = pending.deadline
-                verdict = await self.handler.resume(pending)
-            if inline.flight.withdrawn:
-                return
-            self._inflight.drop(yielded.key)
-            answer = callback_answer(verdict)
-            self._replies.finish(
-                call.framing, call.request_id, None, answer, started=yielded.started, call=call
-            )
-        except Exception as exc:  # a fault in hookd itself: answer it
-            self._internal_error(call, inline, exc)
-
-    def _internal_error(self, call: wire.Call, inline: InlineRun | None, exc: Exception) -> None:
-        log.exception("internal.error", request_id=call.request_id)
-        if inline is not None and inline.call is not None:
-            if inline.flight.withdrawn:
-                return
-            self._inflight.drop(inline.key)
-        answer = internal_error(f"internal error: {type(exc).__name__}")
-        self._replies.finish(call.framing, call.request_id, None, answer)
+        call, waiting = yielded.call, yielded.pending
+        inline.adopt(yielded)
+        self._inflight.add(yielded.key, inline.flight)
+        assert self._router.nursery is not None
+        self._router.nursery.start_soon(self._reader)
+        if waiting.paused is not None:  # paused inline: its deadline is this task's scope's
+            inline.scope.deadline = waiting.deadline
+        verdict = await self.kernel.proceed(waiting)
+        if inline.flight.withdrawn:
+            return
+        self._inflight.drop(yielded.key)
+        self._replies.finish(call.framing, call.request_id, None, callback_answer(verdict))
 
     def _end_inline(self, inline: InlineRun) -> None:
         """After an inline run's scope: answer a hook that ran out of time."""
@@ -249,10 +223,8 @@ class Server:
         if inline.flight.withdrawn or not inline.scope.cancelled_caught:
             return
         self._inflight.drop(inline.key)
-        answer = callback_answer(self.handler.expired(pending))
-        self._replies.finish(
-            call.framing, call.request_id, None, answer, started=inline.started, call=call
-        )
+        answer = callback_answer(self.kernel.expired(pending))
+        self._replies.finish(call.framing, call.request_id, None, answer)
 
     async def _stop_when(self, stop: trio.Event) -> None:
         """A signal: stop reading and cancel what is in flight, even while finishing after EOF."""

@@ -26,7 +26,8 @@ from hookd import agents
 from hookd.core.health import Quarantine
 from hookd.core.loader import load_hooks
 from hookd.core.registry import DEFAULT_TIMEOUT_S, Registry
-from hookd.engine.handler import Handler, HookCall
+from hookd.engine.call import HookCall
+from hookd.engine.kernel import Kernel
 from hookd.engine.verdict import Verdict
 from hookd.errors import HookdError
 from hookd.testing.capture import captured_logs
@@ -82,7 +83,7 @@ class Hooks:
         self.spec = spec
         self.validate = validate
         self.inputs = Inputs(session_id, cwd)
-        self.handler = Handler(registry, validate=validate)
+        self.kernel = Kernel(registry, validate=validate)
 
     # -- inputs and state ---------------------------------------------------
 
@@ -175,9 +176,10 @@ class Hooks:
             tool_use_id if isinstance(tool_use_id, str) else None,
             request_id,
             ask_permission=True,
+            via="kit",
         )
         with captured_logs(request_id) as logs:
-            verdict = await self.handler.handle(call)
+            verdict = await self.kernel.handle(call)
         assert verdict is not None  # no scope: never withdrawn
         if verdict.problem is not None:
             raise HookdError(f"{event}: {verdict.problem.message}")
@@ -197,7 +199,7 @@ class Hooks:
             raise HookdError(call.reason)
         call.request_id = f"test-{next(_request_ids)}"
         with captured_logs(call.request_id) as logs:
-            verdict = await self.handler.handle(call)
+            verdict = await self.kernel.handle(call)
         assert verdict is not None  # no scope: never withdrawn
         result = _read(call.event, call.input, verdict, logs)
         encoded = built.dialect.encode(verdict, call)
@@ -208,7 +210,7 @@ class Hooks:
     ) -> PermissionResult:
         if tool_input is None:
             tool_input = tool_input_for(tool_name, self.inputs.cwd or os.getcwd())
-        return await ask_permission(self.handler, tool_name, tool_input, context)
+        return await ask_permission(self.kernel, tool_name, tool_input, context)
 
     def __repr__(self) -> str:
         ids = ", ".join(

@@ -13,7 +13,8 @@ from jsonschema import Draft202012Validator
 
 from hookd import agents
 from hookd.agents import Encoded, Unsupported
-from hookd.engine.handler import Handler, HookCall
+from hookd.engine.call import HookCall
+from hookd.engine.kernel import Kernel as Handler
 from hookd.errors import HookdError
 from hookd.testing import Hooks, load
 
@@ -67,7 +68,7 @@ def test_decode_maps_events_tools_and_fields(
     assert call.input["hook_event_name"] == event
     assert call.input.get("tool_name") == tool
     assert call.agent_tool == body.get("tool_name", body.get("toolName"))
-    assert Handler(lambda: None).check_input(event, call.input) is None  # a valid Claude input
+    assert Handler(lambda: None).input_check.check(event, call.input) is None  # valid for Claude
 
 
 @pytest.mark.req("R-A01")
@@ -385,7 +386,7 @@ def test_a_tool_call_without_its_tool_fails_closed() -> None:
     codex = agents.dialect("codex")
     call = codex.decode("PreToolUse", {"session_id": "s"})
     assert isinstance(call, HookCall)
-    verdict = trio.run(load(GUARD).handler.handle, call)
+    verdict = trio.run(load(GUARD).kernel.handle, call)
     assert verdict is not None and verdict.problem is not None
     encoded = codex.encode(verdict, call)
     assert encoded.exit_code == 2

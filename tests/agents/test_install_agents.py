@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from hookd.agents import SHIM
-from hookd.daemon.agent_config import OTHER_AGENTS
+from hookd.install.agent_files import OTHER_AGENTS
 from tests.daemon.support import HOOKD, Box, hookd, read_settings
 
 HOOKS_DIR = Path(__file__).resolve().parents[1] / "hooks"

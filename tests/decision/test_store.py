@@ -153,7 +153,7 @@ def test_past_the_waiting_bound_the_oldest_records_are_dropped_and_counted(
 
     monkeypatch.setattr(decisions, "MAX_WAITING", 3)
     log = DecisionLog(Store(str(tmp_path / "d.sqlite3")))
-    log._failed(StoreError("locked", "locked"), synthetic(5))
+    log._failed(StoreError("locked", "locked"), synthetic(5))  # type: ignore[arg-type]
     assert len(log._waiting) == 3 and log.dropped == 2
 
 

@@ -14,7 +14,8 @@ import trio.testing
 from hookd import HookAbortError, HookContext, HookMatcher, Registry
 from hookd.core.loader import load_hooks
 from hookd.core.registration import RegistrationError
-from hookd.engine.handler import Handler, HookCall
+from hookd.engine.call import HookCall
+from hookd.engine.kernel import Kernel as Handler
 from hookd.engine.verdict import Verdict
 from hookd.events.validation import validate_output
 from hookd.serve.config import ServeConfig

@@ -39,7 +39,7 @@ MODULE = str(ROOT / "tests" / "hooks" / "entrances.py")
 FAKE_CLI = ROOT / "tests" / "support" / "fake_cli.py"
 TOKEN = "entrance-token-0123456789abcdef"
 
-CASES = ["Raises", "Invalid", "Huge", "Slow", "Typed", "Nothing", "Full"]
+CASES = ["Raises", "Invalid", "Huge", "Slow", "Typed", "Unencodable", "Nothing", "Full"]
 ENTRANCES = ["hook_callback", "dispatch", "http", "kit", "host"]
 POLICIES = ["block", "continue"]
 
@@ -225,6 +225,11 @@ def expected(case: str, policy: str) -> Meaning:
         "Huge": ("invalid_output", "the output is 2000020 bytes", "guard_huge returned an invalid"),
         "Slow": ("timeout", "no answer within 0.9s", "guard_slow timed out"),
         "Typed": ("exception", "the input does not convert to Typed", "guard_typed raised"),
+        "Unencodable": (
+            "invalid_output",
+            "output is not JSON-serialisable",
+            "guard_unencodable returned an invalid output: output is not JSON-serialisable",
+        ),
     }
     if case == "Nothing":
         return {**none, "failure": None}
@@ -292,7 +297,7 @@ def test_one_meaning_on_every_entrance(
 
 
 @pytest.mark.parametrize("policy", POLICIES)
-@pytest.mark.parametrize("case", ["Raises", "Invalid", "Huge", "Slow", "Typed"])
+@pytest.mark.parametrize("case", ["Raises", "Invalid", "Huge", "Slow", "Typed", "Unencodable"])
 @pytest.mark.req("R-130")
 def test_every_entrance_gives_the_same_words(
     case: str, policy: str, shared_tmp: Path, monkeypatch: pytest.MonkeyPatch

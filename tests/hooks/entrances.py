@@ -50,6 +50,17 @@ async def guard_typed(input_data: Typed, tool_use_id: str | None, context: Any) 
     return None
 
 
+class Opaque:
+    """A value JSON has no form for."""
+
+
+async def guard_unencodable(
+    input_data: dict[str, Any], tool_use_id: str | None, context: Any
+) -> dict[str, Any]:
+    specific = {"hookEventName": "PreToolUse", "permissionDecision": "allow"}
+    return {"hookSpecificOutput": {**specific, "updatedInput": {"command": Opaque()}}}
+
+
 async def guard_none(input_data: dict[str, Any], tool_use_id: str | None, context: Any) -> None:
     return None
 
@@ -74,6 +85,7 @@ CASES: dict[str, Callable[..., Any]] = {
     "Huge": guard_huge,
     "Slow": guard_slow,
     "Typed": guard_typed,
+    "Unencodable": guard_unencodable,
     "Nothing": guard_none,
     "Full": guard_full,
 }

@@ -20,7 +20,7 @@ from hookd.host.argv import CommandError, complete_command
 from hookd.host.lifetime import RunLifetime
 from hookd.host.progress import Progress, describe_answer
 from hookd.host.relay import CliInput
-from hookd.host.verdict import Verdict, Watch
+from hookd.host.ending import RunRecord, Watch
 from hookd.transcript.format import load
 from hookd.transcript.replay import ReplayConfig, replay
 
@@ -174,7 +174,7 @@ def test_progress_pairs_answers_with_requests_across_chunks() -> None:
     lines: list[str] = []
     now = [10.0]
     progress = Progress(lines.append, clock=lambda: now[0])
-    watch = Watch(Verdict(), progress)  # frames the stdio as `hookd run` does
+    watch = Watch(RunRecord(), progress)  # frames the stdio as `hookd run` does
     tool = {"type": "tool_use", "name": "Bash", "input": {"command": "ls -la"}}
     hook_input = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}}
     body = {"subtype": "hook_callback", "callback_id": "hook_1", "input": hook_input}

@@ -22,8 +22,8 @@ import structlog
 import trio
 
 from hookd.serve.http import sockio
-from hookd.serve.http.agent_answer import AgentAnswer, AgentAnswers
-from hookd.serve.http.answer import HookAnswer, HttpAnswers
+from hookd.serve.http.agent_answer import AgentAnswers
+from hookd.serve.http.answer import HttpAnswers, HttpReply
 from hookd.serve.http.codec import NEED_DATA, Codec, Head, Phase, Refusal, Request
 from hookd.serve.http.config import HttpConfig
 from hookd.serve.http.gate import AUTH_FAILURE_DELAY_S, Gate, Route
@@ -126,16 +126,14 @@ class Connection:
             if server.recorder is not None:
                 server.recorder.request(self.number, request)
             if route.kind == "agent":
-                answer: HookAnswer | AgentAnswer = await server.agents.post(
-                    route.event or "", request.body
-                )
+                answer: HttpReply = await server.agents.post(route.event or "", request.body)
             else:
                 answer = await server.hooks.post(route.event, request.body)
             if server.recorder is not None:
                 server.recorder.answer(self.number, answer.status, answer.body)
         finally:
             server.activity(-1)
-        extra = route.extra + (answer.headers if isinstance(answer, AgentAnswer) else ())
+        extra = route.extra + answer.headers
         await self._send(self.codec.answer(answer.status, answer.body, extra=extra))
         return self.codec.next_cycle()
 

@@ -8,12 +8,13 @@ from typing import Any
 
 from hookd import logs as hookd_log
 from hookd.core.registry import Registry
+from hookd.engine.call import HookCall
 
 __all__ = ["RegistryHolder", "Routes"]
 
 #: Sessions remembered as told; past it, every session is told again.
 _TOLD_LIMIT = 10_000
-#: The daemon's check of what the hook files route (:mod:`hookd.daemon.routes`): given the
+#: The daemon's check of what the hook files route (:mod:`hookd.install.routes`): given the
 #: registry serving, one JSON object per hook file that leaves some of its events out:
 #: ``{"agent", "events", "file", "fix", "message"}``.
 Routes = Callable[[Registry | None], list[dict[str, Any]]]
@@ -96,6 +97,18 @@ class RegistryHolder:
             return None
         lines = [f"hookd: {u['message']}" for u in self.unrouted() if u.get("agent") == agent]
         return "\n".join(lines) or None
+
+    def notes(self, call: HookCall) -> str | None:
+        """What ``call``'s session is told once, in this answer (:class:`SessionNotes`): a
+        save that did not load, the module's events the agent's hook file leaves out."""
+        session = call.session_id
+        reload = self.reload_note(session)
+        routes = self.route_note(call.agent, session)  # None at once while none is left out
+        if routes is None:
+            return reload
+        assert session is not None
+        self.told_routes(call.agent, session)
+        return routes if reload is None else f"{reload}\n{routes}"
 
     def told_routes(self, agent: str, session_id: str) -> None:
         """The session was shown :meth:`route_note`'s lines: not again while they hold."""

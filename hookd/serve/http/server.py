@@ -47,7 +47,7 @@ class HttpServer:
         recorder: SessionRecordings | None = None,
     ) -> None:
         self.hooks = hooks
-        self.agents = AgentAnswers(hooks.handler, hooks.holder)  # one handler, stats, state
+        self.agents = AgentAnswers(hooks.kernel)  # one kernel: stats, state, notes
         self.gate = gate
         self.config = config
         self.recorder = recorder
@@ -165,7 +165,7 @@ class HttpServer:
             "agents": self.hooks.stats.agent_rows(),
             "unrouted": holder.unrouted(),
         }
-        decisions = self.hooks.handler.decisions
+        decisions = self.hooks.kernel.decisions
         if decisions is not None:
             found["decisions"] = dict(decisions.counts)
             for agent, row in found["agents"].items():

@@ -200,13 +200,13 @@ def run_http(options: HttpServeOptions, background: Sequence[Background] = ()) -
     always = recorder_from_env(hooks_spec, serve_args, patterns)
     recorder = SessionRecordings(always, module, serve_args, patterns)
     server = HttpServer(hooks, gate, config, recorder=recorder)
-    hooks.handler.decisions = decision_log(options.decisions, module, options.otel_endpoint)
+    hooks.kernel.decisions = decision_log(options.decisions, module, options.otel_endpoint)
     try:
         error = _run_trio(server, options.ready_file, background, options.log_max_bytes)
     finally:
         recorder.close()
-        if hooks.handler.decisions is not None:
-            hooks.handler.decisions.close()
+        if hooks.kernel.decisions is not None:
+            hooks.kernel.decisions.close()
     if error is not None:
         reason = error.strerror or str(error)
         print(f"hookd serve: error: cannot listen on {options.address}: {reason}", file=sys.stderr)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hookd.daemon.installed import Entry, read_object, shown_path
+from hookd.install.installed import Entry, read_object, shown_path
 
 __all__ = [
     "SWITCHES",

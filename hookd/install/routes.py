@@ -22,9 +22,9 @@ import structlog
 
 from hookd.agents import dialect
 from hookd.core.registry import Registry
-from hookd.daemon.installed import HookFile, entries_of, hook_files, read_object
 from hookd.daemon.paths import DaemonPaths, PathError, daemon_paths
 from hookd.errors import HookdError
+from hookd.install.installed import HookFile, entries_of, hook_files, read_object
 from hookd.serve.config import HttpServeOptions
 from hookd.serve.http.holder import RegistryHolder
 

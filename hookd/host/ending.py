@@ -39,7 +39,7 @@ __all__ = [
     "EXIT_INIT",
     "EXIT_STOPPED",
     "Ending",
-    "Verdict",
+    "RunRecord",
     "Watch",
 ]
 
@@ -65,7 +65,7 @@ def _text(value: Any, width: int = 160) -> str:
 
 
 @dataclass(slots=True)
-class Verdict:
+class RunRecord:
     """What happened in one run, as far as it decides the exit code."""
 
     prompt_requests: set[str] = field(default_factory=set)
@@ -144,22 +144,22 @@ class Verdict:
 class Watch:
     """Frames and decodes both directions of the CLI's stdio for the verdict and the view."""
 
-    def __init__(self, verdict: Verdict, progress: Progress | None) -> None:
-        self.verdict, self.progress = verdict, progress
+    def __init__(self, record: RunRecord, progress: Progress | None) -> None:
+        self.record, self.progress = record, progress
         self._from_cli = wire.LineFramer()
         self._to_cli = wire.LineFramer()
 
     def from_cli(self, data: bytes) -> None:
         """Bytes the CLI wrote on its stdout."""
         for msg in _messages(self._from_cli, data):
-            self.verdict.cli_message(msg)
+            self.record.cli_message(msg)
             if self.progress is not None:
                 self.progress.cli_message(msg)
 
     def to_cli(self, data: bytes) -> None:
         """Bytes hookd wrote to the CLI's stdin."""
         for msg in _messages(self._to_cli, data):
-            self.verdict.host_message(msg)
+            self.record.host_message(msg)
             if self.progress is not None:
                 self.progress.host_message(msg)
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hookd.daemon.agent_config import AGENT_CONFIGS
 from hookd.daemon.here import inside, installed_files
 from hookd.daemon.paths import DaemonPaths
 from hookd.daemon.where import module_key
+from hookd.install.agent_files import AGENT_CONFIGS
 from hookd.jsontext import Document, JsonTextError
 
 __all__ = ["Entry", "HookFile", "entries_of", "hook_files", "read_object", "shown_path"]

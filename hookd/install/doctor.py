@@ -6,7 +6,7 @@ home: those hooks run in every project) is one :class:`Install`, checked in turn
 entries are there, the module is a file, the daemon runs (and serves the last save), the
 token the agent sends is the one the daemon takes, the module's events are all routed, the
 agent trusts the hooks (Codex, Gemini CLI), and the agent's own settings do not turn its
-hooks off (:mod:`hookd.daemon.agent_state`). A check that fails says what to run.
+hooks off (:mod:`hookd.install.agent_state`). A check that fails says what to run.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookd.daemon import agent_state
 from hookd.daemon.here import installed_modules
-from hookd.daemon.installed import Entry, HookFile, entries_of, hook_files, read_object, shown_path
 from hookd.daemon.paths import DaemonPaths, daemon_paths, read_token
 from hookd.daemon.probe import Running, probe
 from hookd.daemon.where import HOST
+from hookd.install import agent_state
+from hookd.install.installed import Entry, HookFile, entries_of, hook_files, read_object, shown_path
 
 __all__ = ["Check", "Install", "diagnose"]
 

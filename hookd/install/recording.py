@@ -24,13 +24,13 @@ from pathlib import Path
 
 from hookd.bounds import PORT
 from hookd.daemon.client import Reply, Unreachable, request
-from hookd.daemon.install import InstallError, read_settings, settings_file
 from hookd.daemon.lifecycle import DaemonError, StartOptions, daemon_port, ensure_up
 from hookd.daemon.paths import DaemonPaths, PathError, daemon_paths, module_path, read_token
 from hookd.daemon.probe import challenge, proven, ready_pid
 from hookd.daemon.settings import is_ours
 from hookd.daemon.where import HOST, RECORD_ID_ENV, TOKEN_ENV
 from hookd.errors import HookdError
+from hookd.install.claude import InstallError, read_settings, settings_file
 from hookd.transcript import RECORD_ENV
 
 __all__ = ["Installed", "installed_here", "record_daemon"]

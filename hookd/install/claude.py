@@ -25,7 +25,8 @@ from hookd.daemon.ports import claimed_ports
 from hookd.daemon.probe import probe
 from hookd.daemon.project import forget_exclude
 from hookd.daemon.settings import COMMAND_EVENTS, ROUTED_EVENTS, EventHooks, Target
-from hookd.daemon.settings_file import (
+from hookd.daemon.where import HOST, module_key
+from hookd.install.settings_file import (
     Found,
     backup_of,
     check_file,
@@ -34,7 +35,6 @@ from hookd.daemon.settings_file import (
     take_back,
     write_entries,
 )
-from hookd.daemon.where import HOST, module_key
 from hookd.nofollow import LinkError, check_target
 
 __all__ = [

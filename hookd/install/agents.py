@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from hookd.agents import dialect
-from hookd.daemon.agent_config import AGENT_CONFIGS, AgentConfig, AgentTarget, entries
-from hookd.daemon.install import (
+from hookd.daemon.paths import DaemonPaths, read_json, read_token, write_private
+from hookd.daemon.project import forget_exclude, git_ignore, git_tracks
+from hookd.install.agent_files import AGENT_CONFIGS, AgentConfig, AgentTarget, entries
+from hookd.install.claude import (
     InstallError,
     check_writable,
     event_hooks,
@@ -31,9 +33,7 @@ from hookd.daemon.install import (
     remember,
     remember_exclude,
 )
-from hookd.daemon.paths import DaemonPaths, read_json, read_token, write_private
-from hookd.daemon.project import forget_exclude, git_ignore, git_tracks
-from hookd.daemon.settings_file import (
+from hookd.install.settings_file import (
     backup_of,
     drop_made_dirs,
     missing_dirs,

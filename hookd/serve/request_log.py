@@ -1,0 +1,28 @@
+"""The one ``request.completed`` log line per call, written by an observer of the kernel.
+
+Every entrance adds :class:`RequestLines` to its kernel: the line names the call's
+entrance (``method``), its event and the verdict's outcome, the same word for the same
+verdict wherever it came from.
+"""
+
+from __future__ import annotations
+
+from hookd import logs as hookd_log
+from hookd.engine.observers import Finished
+
+__all__ = ["RequestLines"]
+
+
+class RequestLines:
+    """Logs each finished call (:func:`hookd.logs.request_line`: cheap on the hot path)."""
+
+    def finished(self, done: Finished) -> None:
+        call = done.call
+        hookd_log.request_line(
+            call.request_id,
+            call.callback_id,
+            event=done.verdict.event,
+            method=call.via,
+            outcome=done.verdict.outcome,
+            elapsed_ms=round(done.elapsed_ms * 1000) / 1000,  # to the microsecond
+        )
