@@ -144,7 +144,7 @@ def victim(box: Box) -> Path:
 def test_the_plugin_asks_the_daemon_and_obeys(tmp_path: Path, agent: str) -> None:
     box = Box(tmp_path)
     with daemon(box) as d:
-        install(box, agent, d)
+        install(box, agent, d, AGENT="")  # the plugin folder tells which CLI it serves
         kept = victim(box)
         new = box.project / "new.txt"
         steps: list[Step] = [
@@ -161,7 +161,7 @@ def test_the_plugin_asks_the_daemon_and_obeys(tmp_path: Path, agent: str) -> Non
     assert wrote.startswith("Wrote file")
     assert new.read_text() == "hello\n"
     paths = [path for path, _, _ in d.route.seen]
-    assert paths[:2] == [f"/agent/{agent}/session.created", f"/agent/{agent}/chat.message"]
+    assert {f"/agent/{agent}/session.created", f"/agent/{agent}/chat.message"} <= set(paths)
     # session.idle is posted too, but `run` may exit before its answer (seen in Kilo CLI): the
     # CLI does not wait for the event hook
     before = [b for p, _, b in d.route.seen if p.endswith("/tool.execute.before")]
