@@ -86,6 +86,9 @@ class Kernel:
         self.layers: list[Layer] = [
             self.input_check, *layers, OutputCheck(validate), SessionState()
         ]  # fmt: skip
+        # only the layers that do something at each step are called (the usual call: two)
+        self._admitters = [x for x in self.layers if type(x).admit is not Layer.admit]
+        self._settlers = [x for x in self.layers if type(x).settle is not Layer.settle]
         self.observers: list[Observer] = [HookCounts(self.stats), *observers]
         self._runs = Runs(self.executor, self._finish)
         self._decisions: DecisionLog | None = None
@@ -189,7 +192,7 @@ class Kernel:
                 text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
                 return Problem("unknown_callback", text)
         event = reg.event if reg is not None else call.event
-        for layer in self.layers:
+        for layer in self._admitters:
             problem = layer.admit(call, event)
             if problem is not None:
                 return problem
@@ -213,7 +216,7 @@ class Kernel:
         return verdict
 
     def _layered(self, call: HookCall, registry: Registry, verdict: Verdict) -> Verdict:
-        for layer in self.layers:
+        for layer in self._settlers:
             verdict = layer.settle(call, registry, verdict)
         return verdict
 
