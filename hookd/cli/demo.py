@@ -17,6 +17,7 @@ from typing import Any
 
 import trio
 
+from hookd import wire
 from hookd.cli.demo_installed import play_installed
 from hookd.core.loader import load_hooks
 from hookd.decision.meaning import headline
@@ -97,12 +98,11 @@ class _Client:
         self.buf = b""
         self.n = 0
 
-    async def call(self, request: dict[str, Any]) -> tuple[dict[str, Any], float]:
+    async def call(self, request: wire.Body) -> tuple[wire.Classified, float]:
+        """Send one request; hookd's answer and the milliseconds it took."""
         self.n += 1
-        rid = f"demo-{self.n}"
-        line = {"type": "control_request", "request_id": rid, "request": request}
         start = time.perf_counter()
-        await self.stdin.send_all(json.dumps(line).encode() + b"\n")
+        await self.stdin.send_all(wire.encode_request(f"demo-{self.n}", request))
         with trio.fail_after(30):
             while b"\n" not in self.buf:
                 chunk = await self.stdout.receive_some(65536)
@@ -110,7 +110,10 @@ class _Client:
                     raise DemoError("hookd serve exited before answering (its stderr is above)")
                 self.buf += chunk
         raw, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(raw)["response"], (time.perf_counter() - start) * 1000
+        answer = wire.classify(json.loads(raw))
+        if answer is None or answer.kind != "response":
+            raise DemoError(f"hookd serve wrote something other than an answer: {raw[:200]!r}")
+        return answer, (time.perf_counter() - start) * 1000
 
 
 async def _demo(path: str) -> int:
@@ -151,15 +154,15 @@ async def _collect(proc: trio.Process, said: list[bytes]) -> None:
 async def _session(proc: trio.Process, started: float) -> bool:
     """Play the script; False when ``initialize`` fails."""
     client = _Client(proc)
-    init, _ = await client.call({"subtype": "initialize"})
-    if init["subtype"] != "success":
-        print(escape_controls(f"initialize failed: {init.get('error')}"))
+    init, _ = await client.call(wire.Initialize())
+    if not init.success:
+        print(escape_controls(f"initialize failed: {init.error}"))
         return False
     print(
         f"initialize answered {(time.perf_counter() - started) * 1000:.0f} ms after spawn "
         "(the first hook's time below includes the rest of hookd's start-up)"
     )
-    ids = _print_registrations(init["response"]["hooks"])
+    ids = _print_registrations(init.payload["hooks"])
     for event, doing, extra in SCRIPT:
         await _step(client, ids, event, doing, extra)
     assert proc.stdin is not None
@@ -208,18 +211,13 @@ async def _step(
         input_data = {**SESSION, "hook_event_name": event, **extra}
         if tool_use_id:
             input_data["tool_use_id"] = tool_use_id
-        request = {
-            "subtype": "hook_callback",
-            "callback_id": cid,
-            "input": input_data,
-            "tool_use_id": tool_use_id,
-        }
-        response, ms = await client.call(request)
-        verdict = escape_controls(_verdict(response))
+        request = wire.HookCallback(callback_id=cid, input=input_data, tool_use_id=tool_use_id)
+        answer, ms = await client.call(request)
+        verdict = escape_controls(_verdict(answer))
         print(f"{event:<17} {doing:<32} {cid:<7} {verdict:<58} {ms:6.1f} ms")
 
 
-def _verdict(response: dict[str, Any]) -> str:
-    if response["subtype"] == "error":
-        return f"error: {response['error']}"
-    return headline(response.get("response"))
+def _verdict(answer: wire.Classified) -> str:
+    if not answer.success:
+        return f"error: {answer.error}"
+    return headline(answer.payload)

@@ -5,12 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hookd.bounds import SECONDS, Bound, option
-
-if TYPE_CHECKING:
-    from hookd.transcript.session import ReplayConfig
 
 __all__ = ["add_replay_parser", "main", "replay_main"]
 
@@ -93,7 +90,7 @@ def replay_main(args: argparse.Namespace) -> int:
     """Run ``hookd replay`` with parsed arguments; the exit status."""
     from hookd.redact import escape_controls
     from hookd.transcript.format import TranscriptError
-    from hookd.transcript.session import ReplayConfig
+    from hookd.transcript.replay import ReplayConfig, format_report, replay_file
 
     config = ReplayConfig(
         hooks=args.hooks,
@@ -105,30 +102,14 @@ def replay_main(args: argparse.Namespace) -> int:
     status = 0
     for path in args.transcripts:
         try:
-            ok, report = _replay_one(path, config)
+            result = replay_file(path, config)
         except TranscriptError as exc:
             print(f"hookd replay: error: {exc}", file=sys.stderr)
             return 2
-        if not (ok and args.quiet):
-            print(escape_controls(report, multiline=True))  # a transcript holds an agent's text
-        status = status or (0 if ok else 1)
+        if not (result.ok and args.quiet):  # a transcript holds an agent's text
+            print(escape_controls(format_report(result), multiline=True))
+        status = status or (0 if result.ok else 1)
     return status
-
-
-def _replay_one(path: str, config: ReplayConfig) -> tuple[bool, str]:
-    """Replay one transcript (stdio or http); whether it matched, and the report."""
-    import trio
-
-    from hookd.transcript.format import load
-    from hookd.transcript.http_replay import replay_http
-    from hookd.transcript.replay import format_report, replay_file
-
-    transcript = load(path)
-    if transcript.header.mode == "http":
-        http = trio.run(replay_http, transcript, config)
-        return http.ok, http.report()
-    result = replay_file(path, config)
-    return result.ok, format_report(result)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hookd import wire
 from hookd.errors import InvalidOutputError
 from hookd.events import EVENTS
 from hookd.events.names import unknown_event
@@ -250,15 +251,13 @@ _Request = tuple[tuple[str, Any], str, dict[str, Any]]
 
 def _hook_request(msg: dict[str, Any]) -> _Request | None:
     """(key, method, body) of a hook_callback / hook_dispatch request, in either framing."""
-    if msg.get("type") == "control_request":
-        body = msg.get("request")
-        method = body.get("subtype") if isinstance(body, dict) else None
-        key = ("control", msg.get("request_id"))
-    elif "jsonrpc" in msg and "method" in msg and "id" in msg:
-        body, method, key = msg.get("params"), msg["method"], ("jsonrpc", msg["id"])
-    else:
+    seen = wire.classify(msg)
+    if seen is None or seen.kind != "request" or seen.notification:
         return None
-    return (key, method, body) if method in _SERVED and isinstance(body, dict) else None
+    name, body = seen.name, seen.body
+    if name is None or name not in _SERVED or body is None:
+        return None
+    return (seen.framing, seen.request_id), name, body
 
 
 def _request(report: _Report, pending: _Pending, line: int, request: _Request) -> None:
@@ -290,22 +289,17 @@ def _mistyped(name: str, expected: str, holder: dict[str, Any], key: str) -> str
 
 def _success(msg: dict[str, Any]) -> tuple[tuple[str, Any], Any] | None:
     """(key, payload) of a success answer, in either framing."""
-    if msg.get("type") == "control_response":
-        response = msg.get("response")
-        if isinstance(response, dict) and response.get("subtype") == "success":
-            return ("control", response.get("request_id")), response.get("response")
-    elif "jsonrpc" in msg and "result" in msg:
-        return ("jsonrpc", msg.get("id")), msg["result"]
-    return None
+    seen = wire.classify(msg)
+    if seen is None or seen.kind != "response" or not seen.success:
+        return None
+    return (seen.framing, seen.request_id), seen.payload
 
 
 def _forget_errors(pending: _Pending, msg: dict[str, Any]) -> None:
     """An error answer closes its request: there is no output to check."""
-    response = msg.get("response")
-    if isinstance(response, dict):
-        pending.requests.pop(("control", response.get("request_id")), None)
-    elif "jsonrpc" in msg and "error" in msg:
-        pending.requests.pop(("jsonrpc", msg.get("id")), None)
+    seen = wire.classify(msg)
+    if seen is not None and seen.kind == "response":
+        pending.requests.pop((seen.framing, seen.request_id), None)
 
 
 def _name(key: tuple[str, Any]) -> str:

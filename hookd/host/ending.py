@@ -86,28 +86,31 @@ class RunRecord:
         self.results_since_prompt = 0
 
     def cli_message(self, msg: JsonObject) -> None:
-        """One message the CLI printed."""
-        match msg.get("type"):
-            case "result":
-                self.results += 1
-                self.results_since_prompt += 1
-            case "control_request":
-                body = msg.get("request")
-                data = body.get("input") if isinstance(body, dict) else None
-                if isinstance(data, dict) and data.get("hook_event_name") == "UserPromptSubmit":
-                    self.prompt_requests.add(str(msg.get("request_id")))
+        """One message the CLI printed: a ``result`` ends a turn; a UserPromptSubmit
+        request is remembered, for its answer (a conversation message is no protocol
+        message, so only its ``type`` is read here)."""
+        if msg.get("type") == "result":
+            self.results += 1
+            self.results_since_prompt += 1
+            return
+        seen = wire.classify(msg)
+        if seen is None or seen.kind != "request" or seen.framing != "control":
+            return
+        data = seen.body.get("input") if seen.body is not None else None
+        if isinstance(data, dict) and data.get("hook_event_name") == "UserPromptSubmit":
+            self.prompt_requests.add(str(seen.request_id))
 
     def host_message(self, msg: JsonObject) -> None:
         """One message hookd wrote to the CLI: its answers say what the hooks decided."""
-        response = msg.get("response")
-        if msg.get("type") != "control_response" or not isinstance(response, dict):
+        seen = wire.classify(msg)
+        if seen is None or seen.kind != "response" or seen.framing != "control":
             return
-        payload = response.get("response")
-        if response.get("subtype") != "success" or not isinstance(payload, dict):
+        payload = seen.payload
+        if not seen.success or not isinstance(payload, dict):
             return
         if payload.get("continue") is False and self.stopped is None:
             self.stopped = _text(payload.get("stopReason")) or "continue: false"
-        request_id = str(response.get("request_id"))
+        request_id = str(seen.request_id)
         if request_id in self.prompt_requests and payload.get("decision") == "block":
             self.blocked = _text(payload.get("reason")) or "decision: block"
 

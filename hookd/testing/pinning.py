@@ -19,24 +19,19 @@ import sniffio
 import trio
 
 from hookd.transcript.format import load
-from hookd.transcript.http_replay import HttpReplayResult, replay_http
 from hookd.transcript.replay import ReplayConfig, ReplayResult, format_report, replay
 
-__all__ = ["ReplayMismatch", "Replayed", "assert_replays", "replay_transcript", "report"]
+__all__ = ["ReplayMismatch", "assert_replays", "replay_transcript", "report"]
 
 T = TypeVar("T")
-#: The result of a control-protocol replay (sidecar or host) or of an HTTP one.
-Replayed = ReplayResult | HttpReplayResult
 
 
 class ReplayMismatch(AssertionError):
     """A replayed session whose answers differ from the recorded ones."""
 
 
-def report(result: Replayed) -> str:
+def report(result: ReplayResult) -> str:
     """``hookd replay``'s report of ``result``."""
-    if isinstance(result, HttpReplayResult):
-        return result.report()
     return format_report(result)
 
 
@@ -47,7 +42,7 @@ def replay_transcript(
     timeout: float = 10.0,
     speed: float | None = None,
     serve_args: Sequence[str] = (),
-) -> Replayed:
+) -> ReplayResult:
     """Replay ``transcript`` against ``hooks`` (default: the module its header names).
 
     Blocks until done; inside a running event loop it runs in a thread of its own.
@@ -58,10 +53,7 @@ def replay_transcript(
         timeout_s=timeout,
         serve_args=tuple(serve_args),
     )
-    recorded = load(transcript)
-    if recorded.header.mode == "http":
-        return _blocking(functools.partial(trio.run, replay_http, recorded, config))
-    return _blocking(functools.partial(trio.run, replay, recorded, config))
+    return _blocking(functools.partial(trio.run, replay, load(transcript), config))
 
 
 def assert_replays(
@@ -71,7 +63,7 @@ def assert_replays(
     timeout: float = 10.0,
     speed: float | None = None,
     serve_args: Sequence[str] = (),
-) -> Replayed:
+) -> ReplayResult:
     """Replay ``transcript`` against ``hooks``; raise :class:`ReplayMismatch` with
     ``hookd replay``'s report unless every answer matches."""
     __tracebackhide__ = True

@@ -48,7 +48,9 @@ def _beside(base: Path, spec: str | Path | None) -> str | None:
     return text
 
 
-def _replay(base: Path, transcript: str | Path, hooks: Any, options: dict[str, Any]) -> Any:
+def _replay(
+    base: Path, transcript: str | Path, hooks: Any, options: dict[str, Any]
+) -> ReplayResult:
     from hookd.testing.pinning import assert_replays
 
     __tracebackhide__ = True
@@ -75,7 +77,9 @@ def hookd_replay(request: pytest.FixtureRequest) -> Callable[..., ReplayResult]:
     """Replay a transcript against a hooks module; fail with ``hookd replay``'s diff."""
     base = Path(str(request.node.path)).parent
 
-    def replayer(transcript: str | Path, hooks: str | Path | None = None, **options: Any) -> Any:
+    def replayer(
+        transcript: str | Path, hooks: str | Path | None = None, **options: Any
+    ) -> ReplayResult:
         __tracebackhide__ = True
         return _replay(base, transcript, hooks, options)
 

@@ -1,4 +1,10 @@
-"""Matching hookd's answers against the recorded ones while a replay runs."""
+"""Matching hookd's answers against the recorded ones while a replay runs.
+
+Every transport delivers here: a stdio line is matched to the recording by its
+request id, an HTTP answer by the request it answers (the transport knows it).
+An answer is compared as parsed JSON (:mod:`hookd.transcript.jsondiff`), with
+its HTTP status when it has one; a body that is not JSON as text.
+"""
 
 from __future__ import annotations
 
@@ -34,6 +40,7 @@ class Answers:
     probes: set[Key] = field(default_factory=set)
     mismatches: list[Mismatch] = field(default_factory=list)
     unexpected: list[Any] = field(default_factory=list)
+    unexpected_keys: list[Key] = field(default_factory=list)  # beside ``unexpected``
     garbage: list[bytes] = field(default_factory=list)
     probe_answers: dict[Key, Any] = field(default_factory=dict)
     eof: bool = False
@@ -59,18 +66,23 @@ class Answers:
             return
         self.deliver(msg)
 
-    def deliver(self, msg: Any) -> None:
-        """One parsed answer: match it to the recording by key."""
-        key = answer_key(msg) or OTHER
+    def deliver(
+        self, msg: Any, key: Key | None = None, *, status: int | None = None, raw: str | None = None
+    ) -> None:
+        """One answer: ``msg`` parsed, matched to the recording by ``key`` (default: its
+        request id). An HTTP answer has a ``status``, and ``raw`` text when its body is
+        not JSON (then ``msg`` is None)."""
+        key = key or answer_key(msg) or OTHER
         queue = self._queues.get(key)
         if key in self.probes:
             self.probe_answers[key] = msg
         elif queue:
             exp = queue.popleft()
-            self._check(exp, msg)
+            self._check(exp, msg, status, raw)
             self._arrived[exp.index] = True
         else:
-            self.unexpected.append(msg)
+            self.unexpected.append(msg if raw is None else raw)
+            self.unexpected_keys.append(key)
         self._wake()
 
     def close(self) -> None:
@@ -82,10 +94,19 @@ class Answers:
         self._changed.set()
         self._changed = trio.Event()
 
-    def _check(self, exp: Expected, got: Any) -> None:
-        differences = _compare_answer(exp.entry.msg, got)
+    def _check(self, exp: Expected, got: Any, status: int | None, raw: str | None) -> None:
+        recorded = exp.entry
+        recorded_status = (recorded.http or {}).get("status")
+        differences = []
+        if status != recorded_status:
+            differences.append(Difference(("HTTP status",), recorded_status, status))
+        if recorded.raw is None and raw is None:
+            differences += _compare_answer(recorded.msg, got)
+        elif recorded.raw != raw:  # a body that is not JSON: compared as text
+            was = recorded.msg if recorded.raw is None else recorded.raw
+            differences.append(Difference((), was, got if raw is None else raw))
         if differences:
-            self.mismatches.append(Mismatch(exp, got, differences))
+            self.mismatches.append(Mismatch(exp, got if raw is None else raw, differences))
 
     # -- waiting ------------------------------------------------------------
 

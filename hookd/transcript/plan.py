@@ -1,8 +1,11 @@
 """From a transcript to a replay plan: the CLI lines to send and the answers to expect.
 
 * An answer is matched to its request by key: ``("control", request_id)``,
-  ``("jsonrpc", id)``, or ``("batch", item keys)`` for a JSON-RPC batch.
+  ``("jsonrpc", id)``, ``("batch", item keys)`` for a JSON-RPC batch, or
+  ``("http", request line)``. Messages are read by :func:`hookd.wire.classify`.
 * Each CLI line is sent only after every answer recorded before it arrived.
+* In ``http`` mode (recorded from ``hookd serve --http``) a request is keyed
+  by its line, and its answer is the next one recorded on its connection.
 * In ``host`` mode (recorded with the host on the other side of ``initialize``)
   the host's own lines are skipped: its requests and user messages, and the
   CLI's answers to them. Its ``initialize`` hooks map gives the recorded
@@ -12,12 +15,14 @@
 
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 import msgspec
 
-from hookd.transcript.format import FROM_HOOKD, TO_HOOKD, Entry, Mode, Transcript
+from hookd.transcript.format import FROM_HOOKD, TO_HOOKD, Entry, Mode, Transcript, TranscriptError
+from hookd.wire import classify, with_body
 
 __all__ = [
     "Expected",
@@ -33,7 +38,6 @@ __all__ = [
 
 Key = tuple[str, str]
 OTHER: Final[Key] = ("other", "")
-RPC_CANCEL: Final = "$/cancelRequest"
 
 
 def _id(value: Any) -> str:
@@ -41,21 +45,14 @@ def _id(value: Any) -> str:
     return msgspec.json.encode(value).decode()
 
 
-def _is_rpc_response(msg: dict[str, Any]) -> bool:
-    return "jsonrpc" in msg and "method" not in msg and ("result" in msg or "error" in msg)
-
-
 def answer_key(msg: Any) -> Key | None:
     """The key of an answer line; None if the line is not an answer."""
     if isinstance(msg, list):
         return ("batch", ",".join(sorted(str(answer_key(item)) for item in msg)))
-    if not isinstance(msg, dict):
+    seen = classify(msg)
+    if seen is None or seen.kind != "response":
         return None
-    if msg.get("type") == "control_response" and isinstance(msg.get("response"), dict):
-        return ("control", _id(msg["response"].get("request_id")))
-    if _is_rpc_response(msg):
-        return ("jsonrpc", _id(msg.get("id")))
-    return None
+    return (seen.framing, _id(seen.request_id))
 
 
 def request_key(msg: Any) -> Key | None:
@@ -63,40 +60,31 @@ def request_key(msg: Any) -> Key | None:
     if isinstance(msg, list):
         keys = [request_key(item) for item in msg]
         return ("batch", ",".join(sorted(str(k) for k in keys if k is not None)))
-    if not isinstance(msg, dict):
+    seen = classify(msg)
+    if seen is None or seen.kind != "request" or seen.notification:
         return None
-    if msg.get("type") == "control_request":
-        return ("control", _id(msg.get("request_id")))
-    if "jsonrpc" in msg and "method" in msg and "id" in msg and msg["method"] != RPC_CANCEL:
-        return ("jsonrpc", _id(msg["id"]))
-    return None
+    return (seen.framing, _id(seen.request_id))
 
 
 def cancel_target(msg: Any) -> Key | None:
     """The request a cancel line withdraws; None if the line is no cancel."""
-    if not isinstance(msg, dict):
+    seen = classify(msg)
+    if seen is None or seen.kind != "cancel":
         return None
-    if msg.get("type") == "control_cancel_request":
-        return ("control", _id(msg.get("request_id")))
-    if msg.get("method") == RPC_CANCEL and isinstance(msg.get("params"), dict):
-        return ("jsonrpc", _id(msg["params"].get("id")))
-    return None
+    return (seen.framing, _id(seen.request_id))
 
 
 def request_body(msg: Any) -> dict[str, Any] | None:
     """The body of a control request or the params of a JSON-RPC one."""
-    if not isinstance(msg, dict):
-        return None
-    body = msg.get("request") if msg.get("type") == "control_request" else msg.get("params")
-    return body if isinstance(body, dict) else None
+    seen = classify(msg)
+    return seen.body if seen is not None and seen.kind == "request" else None
 
 
 def request_name(msg: Any) -> str:
     """``hook_callback``, ``can_use_tool``, ... for labels."""
-    if isinstance(msg, dict) and "method" in msg:
-        return str(msg["method"])
-    body = request_body(msg)
-    return str(body.get("subtype", "?")) if body is not None else "?"
+    seen = classify(msg)
+    name = seen.name if seen is not None and seen.kind == "request" else None
+    return name or "?"
 
 
 def flatten_ids(hooks: Any) -> list[str]:
@@ -123,9 +111,7 @@ def map_callback_ids(msg: Any, mapping: dict[str, str]) -> Any:
     old = body.get("callback_id")
     if not isinstance(old, str) or old not in mapping:
         return msg
-    new_body = {**body, "callback_id": mapping[old]}
-    key = "request" if msg.get("type") == "control_request" else "params"
-    return {**msg, key: new_body}
+    return with_body(msg, {**body, "callback_id": mapping[old]})
 
 
 @dataclass(slots=True)
@@ -177,14 +163,15 @@ def host_only(entry: Entry) -> bool:
         return False
     if entry.dir == FROM_HOOKD:
         return answer_key(entry.msg) is None
-    return isinstance(entry.msg, dict) and (
-        entry.msg.get("type") == "control_response" or _is_rpc_response(entry.msg)
-    )
+    seen = classify(entry.msg)
+    return seen is not None and seen.kind == "response"
 
 
 def build_plan(transcript: Transcript, mode: Mode | None = None) -> Plan:
     """Split ``transcript`` into steps to send and answers to expect."""
     plan = Plan(mode or infer_mode(transcript))
+    if plan.mode == "http":
+        return _http_plan(plan, transcript)
     requests: dict[Key, Entry] = {}
     last_sent: Entry | None = None
     for entry in transcript.entries:
@@ -203,14 +190,37 @@ def build_plan(transcript: Transcript, mode: Mode | None = None) -> Plan:
     return plan
 
 
+def _http_plan(plan: Plan, transcript: Transcript) -> Plan:
+    """An ``http`` recording: each request keyed by its line, each answer paired with the
+    oldest unanswered request of its connection (one at a time on a keep-alive connection)."""
+    waiting: dict[int, collections.deque[Step]] = {}
+    last_sent: Entry | None = None
+    for entry in transcript.entries:
+        conn = entry.conn if entry.conn is not None else 0
+        if entry.dir == TO_HOOKD:
+            gap = entry.t - last_sent.t if last_sent is not None else 0.0
+            step = Step(entry, len(plan.expected), ("http", str(entry.lineno)), gap_s=gap)
+            plan.steps.append(step)
+            waiting.setdefault(conn, collections.deque()).append(step)
+            last_sent = entry
+            continue
+        queue = waiting.get(conn)
+        if not queue:
+            raise TranscriptError(f"line {entry.lineno}: an answer with no request before it")
+        step = queue.popleft()
+        assert step.key is not None
+        plan.expected.append(Expected(len(plan.expected), entry, step.key, step.entry))
+    return plan
+
+
 def _note_initialize_answer(plan: Plan, entry: Entry, request: Entry | None) -> None:
     """A sidecar recording's hooks map is in hookd's answer to the CLI's ``initialize``."""
     if request is None:
         return
-    if request_name(request.msg) != "initialize" or not isinstance(entry.msg, dict):
+    seen = classify(entry.msg)
+    if request_name(request.msg) != "initialize" or seen is None or seen.framing != "control":
         return
-    response = entry.msg.get("response")
-    payload = response.get("response") if isinstance(response, dict) else None
+    payload = seen.payload
     if isinstance(payload, dict) and isinstance(payload.get("hooks"), dict):
         if plan.recorded_hooks is None:
             plan.recorded_hooks = payload["hooks"]

@@ -1,4 +1,8 @@
-"""The readable report of a replay: one block per mismatching, missing or extra answer."""
+"""The readable report of a replay: one block per mismatching, missing or extra answer.
+
+One report for every transport (stdio or HTTP): ``hookd replay`` prints it, and
+:mod:`hookd.testing.pinning` fails a test with it.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from hookd.transcript.answers import Mismatch
-from hookd.transcript.plan import Expected, answer_key, request_body, request_name
+from hookd.transcript.format import Entry
+from hookd.transcript.plan import OTHER, Expected, Key, request_body, request_name
 
 if TYPE_CHECKING:
     from hookd.transcript.session import ReplayResult
@@ -26,8 +31,8 @@ def format_report(result: ReplayResult) -> str:
     for exp in result.answers.missing():
         lines.append(f"  {_label(exp, result.mapping)}:")
         lines.append("    no answer from hookd")
-    for msg in result.answers.unexpected:
-        lines.append(f"  {_key_text(msg)}: answered, but the recording has no such answer")
+    for msg, key in zip(result.answers.unexpected, result.answers.unexpected_keys, strict=True):
+        lines.append(f"  {_key_text(key)}: answered, but the recording has no such answer")
         lines.append(f"    (a cancelled or never-answered request must get none) got {_show(msg)}")
     lines += [f"  hookd wrote a line that is not JSON: {_show(g)}" for g in result.answers.garbage]
     lines += [f"  error: {error}" for error in result.errors]
@@ -45,10 +50,8 @@ def _name(result: ReplayResult) -> str:
 def _summary(result: ReplayResult) -> str:
     total = len(result.plan.expected)
     bad = len(result.answers.mismatches) + len(result.answers.missing())
-    parts = [
-        f"{total - bad}/{total} answers match",
-        f"{len(result.plan.steps)} lines sent",
-    ]
+    sent = "requests sent over HTTP" if result.plan.mode == "http" else "lines sent"
+    parts = [f"{total - bad}/{total} answers match", f"{len(result.plan.steps)} {sent}"]
     if result.plan.skipped:
         parts.append(f"{len(result.plan.skipped)} host-only lines skipped")
     return ", ".join(parts)
@@ -61,20 +64,26 @@ def _mismatch(mismatch: Mismatch, mapping: dict[str, str]) -> list[str]:
 
 
 def _label(exp: Expected, mapping: dict[str, str]) -> str:
-    """``request "abc" (hook_callback PreToolUse, callback hook_0 -> hookd hook_1; ...)``."""
+    """``request "abc" (hook_callback PreToolUse, callback hook_0 -> hookd hook_1; ...)``,
+    ``request (POST /hook/Stop; request line 4; answer line 5)`` over HTTP."""
     kind, ident = exp.key
-    head = f"request {ident}" if kind in ("control", "jsonrpc") else f"{kind} answer {ident}"
+    if kind == "http":
+        head = "request"
+    else:
+        head = f"request {ident}" if kind in ("control", "jsonrpc") else f"{kind} answer {ident}"
     details: list[str] = []
     if exp.request is not None:
-        details.append(_describe_request(exp.request.msg, mapping))
+        details.append(_describe_request(exp.request, mapping))
         details.append(f"request line {exp.request.lineno}")
     details.append(f"answer line {exp.entry.lineno}")
     return f"{head} ({'; '.join(d for d in details if d)})"
 
 
-def _describe_request(msg: Any, mapping: dict[str, str]) -> str:
-    name = request_name(msg)
-    body = request_body(msg) or {}
+def _describe_request(request: Entry, mapping: dict[str, str]) -> str:
+    if request.http is not None:
+        return f"{request.http.get('method', 'POST')} {request.http.get('target', '/hook')}"
+    name = request_name(request.msg)
+    body = request_body(request.msg) or {}
     data = body.get("input")
     event = data.get("hook_event_name") if isinstance(data, dict) else body.get("event")
     text = f"{name} {event}" if event else name
@@ -86,9 +95,11 @@ def _describe_request(msg: Any, mapping: dict[str, str]) -> str:
     return text
 
 
-def _key_text(msg: Any) -> str:
-    key = answer_key(msg)
-    return "answer" if key is None else f"request {key[1]}"
+def _key_text(key: Key) -> str:
+    kind, ident = key
+    if kind == "http":
+        return f"request line {ident}"
+    return "answer" if key == OTHER else f"request {ident}"
 
 
 def _show(value: Any) -> str:

@@ -23,12 +23,15 @@ class ReplayConfig:
     pace: Pace = "causal"
     timeout_s: float = 10.0
     serve_args: tuple[str, ...] = ()
-    command: tuple[str, ...] | None = None  # run this instead of `hookd serve HOOKS ...`
+    command: tuple[str, ...] | None = None  # stdio: run this instead of `hookd serve HOOKS ...`
 
 
 @dataclass(slots=True)
 class ReplayResult:
-    """What happened: the plan, the answers matched, and anything that went wrong."""
+    """What happened: the plan, the answers matched, and anything that went wrong.
+
+    One type for every transport: ``plan.mode`` says which (``http``, else stdio).
+    """
 
     transcript: Transcript
     command: list[str]
@@ -39,7 +42,6 @@ class ReplayResult:
     notes: list[str] = field(default_factory=list)  # worth saying, not failures
     returncode: int | None = None
     stderr: bytearray = field(default_factory=bytearray)
-    probe_ids: tuple[str, str] = ("", "")
     sent_at: dict[int, float] = field(default_factory=dict)  # transcript line -> trio time
 
     @property

@@ -5,12 +5,19 @@ Imports only the standard library and msgspec. Two framings share one model:
 * the control protocol (``control_request`` / ``control_response`` /
   ``control_cancel_request``), whose requests carry a ``subtype``;
 * JSON-RPC 2.0, whose requests carry the same names as ``method``.
+
+:func:`classify` reads any message of either framing leniently (request,
+cancel or response; id, name, body, payload or error), for the tools that
+watch, record and replay traffic.
 """
 
+from hookd.wire.classify import Classified, classify, with_body, with_payload
 from hookd.wire.decode import decode_line, error_path
 from hookd.wire.encode import (
     encode_batch,
+    encode_initialize,
     encode_message,
+    encode_request,
     encode_success,
     error_object,
     success_object,
@@ -46,6 +53,7 @@ __all__ = [
     "Call",
     "CanUseTool",
     "Cancel",
+    "Classified",
     "ErrorKind",
     "Framing",
     "HookCallback",
@@ -57,12 +65,17 @@ __all__ = [
     "Oversize",
     "Passthrough",
     "RequestId",
+    "classify",
     "decode_line",
     "encode_batch",
+    "encode_initialize",
     "encode_message",
+    "encode_request",
     "encode_success",
     "error_object",
     "error_path",
     "recover_id",
     "success_object",
+    "with_body",
+    "with_payload",
 ]

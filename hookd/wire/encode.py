@@ -7,9 +7,17 @@ from typing import Any, Final, Literal
 import msgspec
 
 from hookd.wire.errors import ErrorKind
-from hookd.wire.messages import Framing, RequestId
+from hookd.wire.messages import Body, Framing, Initialize, RequestId
 
-__all__ = ["encode_batch", "encode_message", "encode_success", "error_object", "success_object"]
+__all__ = [
+    "encode_batch",
+    "encode_initialize",
+    "encode_message",
+    "encode_request",
+    "encode_success",
+    "error_object",
+    "success_object",
+]
 
 
 class _Success(msgspec.Struct):
@@ -80,3 +88,21 @@ def encode_batch(answers: list[msgspec.Struct]) -> bytes:
 def encode_message(obj: Any) -> bytes:
     """Any JSON value as one framed line (requests hookd itself sends)."""
     return _encoder.encode(obj) + b"\n"
+
+
+def encode_request(request_id: RequestId, body: Body, framing: Framing = "control") -> bytes:
+    """One framed request hookd (or a tool playing the CLI) sends: ``body`` under its
+    subtype (control) or method (JSON-RPC); fields left at None are left out."""
+    fields = {k: v for k, v in msgspec.to_builtins(body).items() if v is not None}
+    name = fields.pop("subtype")
+    if framing == "jsonrpc":
+        return encode_message(
+            {"jsonrpc": "2.0", "id": request_id, "method": name, "params": fields}
+        )
+    request = {"subtype": name, **fields}
+    return encode_message({"type": "control_request", "request_id": request_id, "request": request})
+
+
+def encode_initialize(request_id: RequestId, framing: Framing = "control") -> bytes:
+    """One framed ``initialize`` request (no hooks of the sender's own)."""
+    return encode_request(request_id, Initialize(), framing)

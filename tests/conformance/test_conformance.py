@@ -12,9 +12,7 @@ import pytest
 import trio
 
 from hookd.transcript.format import load
-from hookd.transcript.http_replay import HttpReplayResult, replay_http
 from hookd.transcript.replay import ReplayResult, format_report, replay
-from hookd.transcript.session import ReplayConfig
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
 TRANSCRIPTS = sorted([*CONFORMANCE.glob("transcripts/*.jsonl"), *CONFORMANCE.glob("cases/*.jsonl")])
@@ -25,20 +23,14 @@ def _name(path: Path) -> str:
     return f"{path.parent.name}/{path.name}"
 
 
-Result = ReplayResult | HttpReplayResult
-
-
-async def _replay_all() -> dict[Path, Result]:
+async def _replay_all() -> dict[Path, ReplayResult]:
     limiter = trio.CapacityLimiter(PARALLEL)
-    results: dict[Path, Result] = {}
+    results: dict[Path, ReplayResult] = {}
 
     async def one(path: Path) -> None:
         transcript = load(path)
-        async with limiter:
-            if transcript.header.mode == "http":  # recorded from hookd serve --http
-                results[path] = await replay_http(transcript, ReplayConfig())
-            else:
-                results[path] = await replay(transcript)
+        async with limiter:  # an http transcript is replayed into hookd serve --http
+            results[path] = await replay(transcript)
 
     async with trio.open_nursery() as nursery:
         for path in TRANSCRIPTS:
@@ -47,7 +39,7 @@ async def _replay_all() -> dict[Path, Result]:
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[Path, Result]:
+def results() -> dict[Path, ReplayResult]:
     return trio.run(_replay_all)
 
 
@@ -73,9 +65,6 @@ def test_transcript_names_its_hooks_and_requirements(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=_name)
-def test_transcript_replays_green(path: Path, results: dict[Path, Result]) -> None:
+def test_transcript_replays_green(path: Path, results: dict[Path, ReplayResult]) -> None:
     result = results[path]
-    if isinstance(result, HttpReplayResult):
-        assert result.ok, result.report()
-    else:
-        assert result.ok, format_report(result)
+    assert result.ok, format_report(result)

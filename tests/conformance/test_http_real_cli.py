@@ -20,8 +20,7 @@ import pytest
 import trio
 
 from hookd.transcript.format import header_line, load
-from hookd.transcript.http_replay import replay_http
-from hookd.transcript.session import ReplayConfig
+from hookd.transcript.replay import format_report, replay
 from tests.serve.http.client import TOKEN, serve_http
 from tests.support.claude_cli import MODEL, cli_env
 from tests.support.fake_anthropic import FakeAnthropic, Script, message_texts, run_tool_then_done
@@ -86,9 +85,9 @@ async def run_session(
 
 
 async def assert_replays(session: Session, name: str, what: str, reqs: Sequence[str]) -> None:
-    result = await replay_http(load(session.transcript), ReplayConfig())
-    assert result.ok, result.report()
-    assert result.matched == len([e for e in result.exchanges if e.answer is not None]) > 0
+    result = await replay(load(session.transcript))
+    assert result.ok, format_report(result)
+    assert len(result.plan.expected) > 0
     folder = os.environ.get(RECORD_DIR_ENV)
     if folder:
         keep(session.transcript, Path(folder).resolve() / f"http_{name}.jsonl", what, reqs)

@@ -254,3 +254,23 @@ def test_command_line_exit_status(capsys: pytest.CaptureFixture[str], tmp_path: 
     path = write_transcript(tmp_path / "t.jsonl", lines, hooks=SELFTEST)
     assert main([str(path), "-q"]) == 0
     assert capsys.readouterr().out == ""
+
+
+async def test_an_http_transcript_goes_through_the_same_engine_and_report(tmp_path: Path) -> None:
+    recorded = CONFORMANCE / "transcripts" / "http_prompt_blocked.jsonl"
+    header, prompt, blocked, session_end, _ = recorded.read_text().splitlines()
+    changed = json.loads(blocked)
+    changed["http"]["status"] = 201
+    path = tmp_path / "http.jsonl"  # the SessionEnd answer left out: recorded as never answered
+    path.write_text("\n".join([header, prompt, json.dumps(changed), session_end]) + "\n")
+    result = await replay(load(path), ReplayConfig(hooks=str(HOOKS / "http_real.py")))
+    assert not result.ok
+    report = format_report(result).splitlines()
+    assert report[0] == f"FAIL {path}: 0/1 answers match, 2 requests sent over HTTP"
+    assert report[1:5] == [
+        "  request (POST /hook/UserPromptSubmit; request line 2; answer line 3):",
+        "    HTTP status: recorded 201, got 200",
+        "  request line 4: answered, but the recording has no such answer",
+        "    (a cancelled or never-answered request must get none) got {}",
+    ]
+    assert result.returncode == 0  # SIGTERM, then a clean exit
