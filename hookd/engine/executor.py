@@ -40,8 +40,8 @@ from hookd.errors import HookAbortError, HookdError, InvalidOutputError, Retryab
 from hookd.events.validation import prepare_output, sdk_renamed
 
 __all__ = [
-    "MAX_MARGIN_S",
     "HOOK_THREAD_LIMIT",
+    "MAX_MARGIN_S",
     "STUCK_LIMIT",
     "THREAD_LIMIT",
     "Executor",

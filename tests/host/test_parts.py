@@ -17,10 +17,10 @@ import trio.testing
 
 from hookd.cli.run import add_run_parser, cli_command
 from hookd.host.argv import CommandError, complete_command
+from hookd.host.ending import RunRecord, Watch
 from hookd.host.lifetime import RunLifetime
 from hookd.host.progress import Progress, describe_answer
 from hookd.host.relay import CliInput
-from hookd.host.ending import RunRecord, Watch
 from hookd.transcript.format import load
 from hookd.transcript.replay import ReplayConfig, replay
 

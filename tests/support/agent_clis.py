@@ -37,9 +37,7 @@ PINNED = {
         "droid", "@factory/cli", "0.225.1", "droid", ("@factory/cli-linux-x64@0.225.2",)
     ),
     "opencode": AgentCli("opencode", "opencode-ai", "1.18.33", "opencode"),
-    "kilo": AgentCli(
-        "kilo", "@kilocode/cli", "7.8.1", "kilo", ("@kilocode/cli-linux-x64@7.7.9",)
-    ),
+    "kilo": AgentCli("kilo", "@kilocode/cli", "7.8.1", "kilo", ("@kilocode/cli-linux-x64@7.7.9",)),
     "pi": AgentCli("pi", "@mariozechner/pi-coding-agent", "0.73.1", "pi"),
     "cline": AgentCli("cline", "cline", "3.0.65", "cline"),
 }
