@@ -2,8 +2,11 @@
 
 One module per agent (:mod:`~hookd.agents.claude`, :mod:`~hookd.agents.codex`,
 :mod:`~hookd.agents.gemini`, :mod:`~hookd.agents.copilot`,
-:mod:`~hookd.agents.qwen`), each a :class:`~hookd.agents.dialect.Dialect`
-table with its encoder beside it; :data:`DIALECTS` names them.
+:mod:`~hookd.agents.qwen`; OpenCode and Kilo CLI, :mod:`~hookd.agents.opencode`,
+and pi, :mod:`~hookd.agents.pi`, through hookd's plugins; Factory Droid,
+:mod:`~hookd.agents.droid`, and Cline, :mod:`~hookd.agents.cline`), each a
+:class:`~hookd.agents.dialect.Dialect` table with its encoder beside it; :data:`DIALECTS`
+names them.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import os
 from types import MappingProxyType
 from typing import Final
 
-from hookd.agents import claude, codex, copilot, gemini, qwen
+from hookd.agents import claude, cline, codex, copilot, droid, gemini, opencode, pi, qwen
 from hookd.agents.dialect import BLOCKING, Dialect, Encoded, Unsupported, payload
 
 #: The command shim an agent's config calls (bash built-ins; see its header).
@@ -33,7 +36,18 @@ __all__ = [
 DIALECTS: Final = MappingProxyType(
     {
         d.agent: d
-        for d in (claude.DIALECT, codex.DIALECT, gemini.DIALECT, copilot.DIALECT, qwen.DIALECT)
+        for d in (
+            claude.DIALECT,
+            codex.DIALECT,
+            gemini.DIALECT,
+            copilot.DIALECT,
+            qwen.DIALECT,
+            opencode.DIALECT,
+            opencode.KILO,
+            pi.DIALECT,
+            droid.DIALECT,
+            cline.DIALECT,
+        )
     }
 )
 AGENTS: Final = tuple(DIALECTS)

@@ -57,12 +57,13 @@ hookd cannot answer             blocking event: exit 2 + one line on stderr (the
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Callable
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from hookd.agents.dialect import Dialect, Encoded, Intent, dumps, failed_closed
+from hookd.agents.plugin_settings import Routes, routes_value, with_settings
 
 if TYPE_CHECKING:
     from hookd.engine.call import HookCall
@@ -76,10 +77,10 @@ __all__ = [
     "KILO",
     "PLUGIN",
     "SENT",
-    "render_plugin",
+    "plugin_source",
 ]
 
-#: The plugin both CLIs load (its settings lines filled by :func:`render_plugin`).
+#: The plugin both CLIs load (its settings line filled by :func:`plugin_source`).
 PLUGIN: Final = Path(__file__).with_name("plugins") / "hookd-opencode.ts"
 
 EVENTS: Final = MappingProxyType(
@@ -159,7 +160,6 @@ def _unshape(data: dict[str, Any]) -> dict[str, Any]:
         data["tool_response"] = f"{response.get('stdout') or ''}{response.get('stderr') or ''}"
     elif response is not None and not isinstance(response, str):
         data["tool_response"] = json.dumps(response)
-    data.setdefault("agent", "opencode")
     return data
 
 
@@ -229,41 +229,47 @@ def encode(verdict: Verdict, call: HookCall) -> Encoded:
     return Encoded(dumps(shape(intent, call)))
 
 
+def _unshape_for(agent: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def unshape(data: dict[str, Any]) -> dict[str, Any]:
+        data = _unshape(data)
+        data.setdefault("agent", agent)
+        return data
+
+    return unshape
+
+
 DIALECT: Final = Dialect(
-    "opencode", EVENTS, TOOLS, encode, sent=SENT, reshape=_reshape, unshape=_unshape
+    "opencode", EVENTS, TOOLS, encode, sent=SENT, reshape=_reshape, unshape=_unshape_for("opencode")
 )
 #: Kilo CLI: the same plugin, body and answer, under its own name on the route.
-KILO: Final = Dialect("kilo", EVENTS, TOOLS, encode, sent=SENT, reshape=_reshape, unshape=_unshape)
-
-#: One settings line of the plugin: ``const NAME: TYPE = VALUE`` between its marks.
-_SETTING: Final = re.compile(r"^const (?P<name>[A-Z_]+)(?P<type>: [^=]+)? = .*$", re.MULTILINE)
-_BEGIN: Final = "// hookd:settings (begin)"
-_END: Final = "// hookd:settings (end)"
+KILO: Final = Dialect(
+    "kilo", EVENTS, TOOLS, encode, sent=SENT, reshape=_reshape, unshape=_unshape_for("kilo")
+)
 
 
-def render_plugin(source: str | None = None, **settings: Any) -> str:
-    """The plugin's text with its settings lines given values (``AGENT="kilo"``, ``PORT=...``,
-    ``TOKEN_FILE``, ``READY_FILE``, ``HOOKD``, ``MODULE``, ``EVENTS``, ``DEADLINE_S``,
-    ``START_S``, ``FAIL_OPEN``, ``KEY``), each written as a JSON literal; the rest of the file
-    as it is. A name the plugin does not have is a ``KeyError``."""
-    text = PLUGIN.read_text() if source is None else source
-    head, begin, rest = text.partition(_BEGIN)
-    block, end, tail = rest.partition(_END)
-    if not begin or not end:
-        raise ValueError("the plugin has no hookd:settings block")
-    found = {m.group("name") for m in _SETTING.finditer(block)}
-    unknown = set(settings) - found
-    if unknown:
-        raise KeyError(f"the plugin has no setting {', '.join(sorted(unknown))}")
-
-    def line(m: re.Match[str]) -> str:
-        name = m.group("name")
-        if name not in settings:
-            return m.group(0)
-        value = settings[name]
-        if isinstance(value, (frozenset, set)):
-            value = sorted(value)
-        literal = json.dumps(list(value) if isinstance(value, tuple) else value)
-        return f"const {name}{m.group('type') or ''} = {literal}"
-
-    return head + begin + _SETTING.sub(line, block) + end + tail
+def plugin_source(
+    agent: str,
+    *,
+    port: int,
+    token_file: str,
+    ready_file: str,
+    hookd: str = "",
+    module: str = "",
+    routes: Routes | None = None,
+    fail_open: bool = False,
+    key: str = "",
+    source: str | None = None,
+) -> str:
+    """``hookd-opencode.ts`` with its settings line naming one daemon, for ``agent``
+    (``opencode`` or ``kilo``; ``""``: the plugin's folder tells): ``routes`` maps each event
+    to forward to its deadline in seconds and whether it fails closed (default:
+    ``tool.execute.before``, 55 s, closed); ``key`` marks the module's install. No token: the
+    plugin reads ``token_file`` at each call."""
+    routes = routes or {"tool.execute.before": (55, True)}
+    settings = {
+        "agent": agent, "key": key, "port": port, "tokenFile": token_file,
+        "readyFile": ready_file, "hookd": hookd, "module": module, "failOpen": fail_open,
+        "routes": routes_value(routes, EVENTS, agent or "opencode"),
+    }  # fmt: skip
+    text = source if source is not None else PLUGIN.read_text(encoding="utf-8")
+    return with_settings(text, settings, PLUGIN.name)

@@ -49,15 +49,13 @@ hookd cannot answer              blocking event: exit 2 + one line (the extensio
 
 from __future__ import annotations
 
-import json
 import os
-import re
-from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from hookd.agents.dialect import Dialect, Encoded, Intent, dumps, failed_closed
+from hookd.agents.plugin_settings import Routes, routes_value, with_settings
 
 if TYPE_CHECKING:
     from hookd.engine.verdict import Verdict
@@ -121,8 +119,6 @@ DEFAULT_REASON: Final = "denied by a hookd hook"
 APPROVAL_NEEDED: Final = "a hookd hook asks for the user's approval"
 #: The extension source shipped beside this module.
 PLUGIN: Final = os.path.join(os.path.dirname(__file__), "plugins", "hookd-pi.ts")
-#: The extension's one settings line, which an install rewrites.
-_SETTINGS_LINE: Final = re.compile(r"^const SETTINGS: Settings = .*; // hookd:settings$", re.M)
 
 
 def _reshape(data: dict[str, Any]) -> dict[str, Any]:
@@ -198,29 +194,23 @@ def extension_source(
     ready_file: str,
     hookd: str = "",
     module: str = "",
-    routes: Mapping[str, tuple[float, bool]] | None = None,
+    routes: Routes | None = None,
     fail_open: bool = False,
+    key: str = "",
     source: str | None = None,
 ) -> str:
     """``hookd-pi.ts`` with its settings line naming one daemon: ``routes`` maps each pi event
     to forward to its deadline in seconds and whether it fails closed (default: ``tool_call``
-    and ``input``, 55 s, closed). No token: the extension reads ``token_file`` at each call."""
+    and ``input``, 55 s, closed); ``key`` marks the module's install. No token: the extension
+    reads ``token_file`` at each call."""
     routes = routes or {"tool_call": (55, True), "input": (55, True)}
-    unknown = sorted(set(routes) - set(EVENTS))
-    if unknown:
-        raise ValueError(f"pi has no event {unknown[0]!r} hookd maps: expected one of "
-                         f"{', '.join(EVENTS)}")  # fmt: skip
     settings = {
-        "port": port, "tokenFile": token_file, "readyFile": ready_file, "hookd": hookd,
-        "module": module, "failOpen": fail_open,
-        "routes": {e: {"deadline": d, "closed": c} for e, (d, c) in routes.items()},
+        "key": key, "port": port, "tokenFile": token_file, "readyFile": ready_file,
+        "hookd": hookd, "module": module, "failOpen": fail_open,
+        "routes": routes_value(routes, EVENTS, "pi"),
     }  # fmt: skip
     text = source if source is not None else Path(PLUGIN).read_text(encoding="utf-8")
-    line = f"const SETTINGS: Settings = {json.dumps(settings)}; // hookd:settings"
-    new, count = _SETTINGS_LINE.subn(lambda _: line, text)
-    if count != 1:
-        raise ValueError("hookd-pi.ts has no settings line (`const SETTINGS: Settings = ...`)")
-    return new
+    return with_settings(text, settings, "hookd-pi.ts")
 
 
 DIALECT: Final = Dialect("pi", EVENTS, TOOLS, encode, sent=SENT, reshape=_reshape, unshape=_unshape)

@@ -23,7 +23,10 @@ DAEMON_COMMANDS = ("install", "uninstall", "up", "down", "status", "doctor", "ca
 LIGHT_COMMANDS = ("up", "call")
 #: What ``--agent`` takes (hookd.install.agent_files.OTHER_AGENTS, named here without importing
 #: the dialects); ``all`` is Claude Code and each other agent whose CLI is on PATH.
-AGENT_CHOICES = ("claude", "codex", "gemini", "copilot", "qwen", "all")
+AGENT_CHOICES = (
+    "claude", "codex", "gemini", "copilot", "qwen", "opencode", "kilo", "pi", "droid", "cline",
+    "all",
+)  # fmt: skip
 
 
 def _hooks(p: argparse.ArgumentParser, *, optional: bool = False) -> None:
@@ -123,10 +126,15 @@ def _scope(p: argparse.ArgumentParser) -> None:
         default="local",
         help="local = the project's .claude/settings.local.json (default, personal, ignored by "
         "git; other agents: .codex/hooks.json, .gemini/settings.json, "
-        ".github/hooks/hookd.json, .qwen/settings.json); project = .claude/settings.json "
+        ".github/hooks/hookd.json, .qwen/settings.json, .factory/hooks.json, scripts in "
+        ".clinerules/hooks/); project = .claude/settings.json "
         "(shared: `hookd call` commands that work in every checkout; Claude Code only); user "
         "= ~/.claude/settings.json (every project; ~/.codex/hooks.json, "
-        "~/.gemini/settings.json, ~/.copilot/hooks/hookd.json, ~/.qwen/settings.json)",
+        "~/.gemini/settings.json, ~/.copilot/hooks/hookd.json, ~/.qwen/settings.json, "
+        "~/.factory/hooks.json, ~/.cline/hooks/; "
+        "opencode, kilo and pi: hookd's plugin in .opencode/plugins/, .kilo/plugins/, "
+        ".pi/extensions/, or ~/.config/opencode/plugins/, ~/.config/kilo/plugins/, "
+        "~/.pi/agent/extensions/)",
     )
 
 
@@ -137,8 +145,9 @@ def _agent(p: argparse.ArgumentParser, what: str) -> None:
         action="append",
         type=agent_name,
         metavar="AGENT",
-        help=f"{what}: claude (default), codex, gemini, copilot, qwen, or all (claude and each "
-        "other agent whose CLI is on PATH); may be given more than once",
+        help=f"{what}: claude (default), codex, gemini, copilot, qwen, opencode, kilo, pi, "
+        "droid, cline, or all (claude and each other agent whose CLI is on PATH); may be given "
+        "more than once",
     )
 
 
@@ -247,7 +256,12 @@ DAEMON_PARSERS: dict[str, tuple[str, str | None, Callable[[argparse.ArgumentPars
         "qwen: that agent's own hook file (local or user scope), one command entry per event "
         "of HOOKS the agent sends, for every tool, running the bash shim hookd-agent.sh, which "
         "starts the daemon when it is down and fails closed on PreToolUse, PermissionRequest "
-        "and UserPromptSubmit unless --fail-open; the same daemon serves every agent.",
+        "and UserPromptSubmit unless --fail-open; the same daemon serves every agent. With "
+        "--agent opencode, kilo or pi: hookd's TypeScript plugin in the agent's plugin folder "
+        "(hookd-KEY.ts), which forwards the same events and proves and starts the daemon as "
+        "the shim does. With --agent droid: entries in .factory/hooks.json (its root is the "
+        "event map). With --agent cline: one bash script per event in .clinerules/hooks/ "
+        "(EVENT.zsh) running the shim, which prints a cancel when it cannot answer.",
         _install,
     ),
     "uninstall": (

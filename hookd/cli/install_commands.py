@@ -32,6 +32,7 @@ from hookd.install.claude import (
     remember_exclude,
     uninstall,
 )
+from hookd.install.executables import EXTENSION, script_paths
 from hookd.install.settings_file import backup_of
 from hookd.install.undo import Undo
 
@@ -135,11 +136,12 @@ def _install(
     behind. Every agent's file is checked (git, links) before anything is written, and kept
     in ``undo`` as it was."""
     where = _where(args, module)
+    key = daemon_paths(module, create=False).key
     for agent in agents:
-        path = where.path if agent == "claude" else agent_file(agent, args.scope, where.root)
+        path = where.path if agent == "claude" else agent_file(agent, args.scope, where.root, key)
         if agent == "claude":
             check_writable(path, where.within)
-        undo.keep(path, shown=True)
+        undo.keep(path, *script_paths(agent, path), shown=True)  # a folder: its scripts
         undo.keep(backup_of(path), exclude_file(path.parent, where.within))
     fresh = not daemon_paths(module, create=False).state_dir.exists()
     paths = daemon_paths(module)
@@ -172,8 +174,16 @@ def _ignore(paths: DaemonPaths, done: Installed) -> list[str]:
 
 def _report_agent(done: AgentInstalled) -> None:
     events = ", ".join(done.events)
-    print(f"hookd: {_shown(done.path)}: {events} -> hookd-agent.sh, every tool, to the daemon on "
-          f"127.0.0.1:{done.port} (the shim starts it when it is down)")  # fmt: skip
+    if done.kind == "executables":
+        print(f"hookd: {_shown(done.path)}: {', '.join(e + EXTENSION for e in done.events)} -> "
+              f"hookd-agent.sh, every tool, to the daemon on 127.0.0.1:{done.port} (the shim "
+              "starts it when it is down)")  # fmt: skip
+    elif done.kind == "plugin":
+        print(f"hookd: {_shown(done.path)}: hookd's plugin; {events}, every tool, to the daemon "
+              f"on 127.0.0.1:{done.port} (the plugin starts it when it is down)")  # fmt: skip
+    else:
+        print(f"hookd: {_shown(done.path)}: {events} -> hookd-agent.sh, every tool, to the daemon "
+              f"on 127.0.0.1:{done.port} (the shim starts it when it is down)")  # fmt: skip
     if done.never:
         print(f"hookd: {done.agent} never sends: {', '.join(done.never)}")
     for note in done.notes:

@@ -46,6 +46,15 @@ def _home(variable: str, folder: str) -> Path:
     return Path(given) if given else Path.home() / folder
 
 
+#: The name of hookd's plugin file, one per module (its key).
+_PLUGIN = "hookd-{key}.ts"
+
+
+def _config_home() -> Path:
+    given = os.environ.get("XDG_CONFIG_HOME")
+    return Path(given) if given and os.path.isabs(given) else Path.home() / ".config"
+
+
 def _same(seconds: int) -> int:
     return seconds
 
@@ -70,13 +79,27 @@ class AgentConfig:
     skeleton: Mapping[str, Any] = field(default_factory=dict)  # what a new file holds
     lenient: str = "open"  # the shim's mode on events whose failure blocks nothing
     comments: bool = False  # the agent reads its file as JSON with comments
+    #: "entries": hookd's entries in the agent's JSON file; "plugin": a file hookd generates
+    #: (hookd/install/plugins.py), named after the module's key (``{key}`` in the name);
+    #: "executables": one small script per event in the agent's hooks folder (the path: the
+    #: folder; hookd/install/executables.py)
+    kind: str = "entries"
+    root: bool = False  # the file's root is the event map (Droid's hooks.json)
+    commas: bool = True  # the agent reads a file with trailing commas (Droid ignores it)
+    strict: str = "closed"  # the shim's mode where no answer must block the action
 
     @property
     def shape(self) -> Shape:
-        return Shape(flat=self.flat, comments=self.comments, skeleton=self.skeleton)
+        return Shape(flat=self.flat, comments=self.comments, skeleton=self.skeleton,
+                     root=self.root, commas=self.commas)  # fmt: skip
 
     def path(self, scope: str, project: Path) -> Path:
         return project.joinpath(*self.local) if scope == "local" else self.user()
+
+    def file(self, scope: str, project: Path, key: str) -> Path:
+        """The file of the module whose key is ``key`` (the plugin's name holds it)."""
+        path = self.path(scope, project)
+        return path.with_name(path.name.format(key=key)) if self.kind == "plugin" else path
 
 
 AGENT_CONFIGS: Mapping[str, AgentConfig] = MappingProxyType(
@@ -92,6 +115,9 @@ AGENT_CONFIGS: Mapping[str, AgentConfig] = MappingProxyType(
             comments=True,  # Gemini CLI strips comments before it parses
         ),
         # Copilot CLI denies the tool when a hook exits non-zero: failing open is exit 0.
+        # The shim, not Copilot's http hooks (1.0.102): an http preToolUse runs the tool on a
+        # timeout or a body that is not JSON, and was slower (a denied call 53 ms median
+        # against the shim's 28 ms, same warm daemon): tests/agents/real/test_copilot_http.py.
         "copilot": AgentConfig(
             "copilot",
             (".github", "hooks", "hookd.json"),
@@ -106,6 +132,44 @@ AGENT_CONFIGS: Mapping[str, AgentConfig] = MappingProxyType(
             lambda: Path.home() / ".qwen" / "settings.json",
             timeout=_qwen,
             comments=True,
+        ),
+        # OpenCode, Kilo CLI and pi run no command hooks: hookd writes its plugin instead
+        "opencode": AgentConfig(
+            "opencode",
+            (".opencode", "plugins", _PLUGIN),
+            lambda: _config_home() / "opencode" / "plugins" / _PLUGIN,
+            kind="plugin",
+        ),
+        "kilo": AgentConfig(
+            "kilo",
+            (".kilo", "plugins", _PLUGIN),
+            lambda: _config_home() / "kilo" / "plugins" / _PLUGIN,
+            kind="plugin",
+        ),
+        "pi": AgentConfig(
+            "pi",
+            (".pi", "extensions", _PLUGIN),
+            lambda: _home("PI_CODING_AGENT_DIR", ".pi/agent") / "extensions" / _PLUGIN,
+            kind="plugin",
+        ),
+        # Droid: the event map is the file's root; JSON with comments, but a trailing comma
+        # makes it ignore the whole file; seconds; exit 1 fails open, so hookd exits 2
+        "droid": AgentConfig(
+            "droid",
+            (".factory", "hooks.json"),
+            lambda: Path.home() / ".factory" / "hooks.json",
+            comments=True,
+            root=True,
+            commas=False,
+        ),
+        # Cline: a script per event in its hooks folder; it reads only stdout (any exit lets
+        # the tool run), so a blocking event's failure is a printed cancel
+        "cline": AgentConfig(
+            "cline",
+            (".clinerules", "hooks"),
+            lambda: _home("CLINE_DIR", ".cline") / "hooks",
+            kind="executables",
+            strict="cancel",
         ),
     }
 )
@@ -138,7 +202,7 @@ class AgentTarget:
     def mode(self, e: EventHooks) -> str:
         """closed: no answer blocks the action; else the agent's way of going on."""
         closed = e.blocks and e.event in BLOCKING and not self.fail_open
-        return "closed" if closed else self.config.lenient
+        return self.config.strict if closed else self.config.lenient
 
     def handler(self, agent_event: str, e: EventHooks) -> JsonObject:
         timeout = self.config.timeout(e.budget_s + START_BUDGET_S)  # room to start the daemon

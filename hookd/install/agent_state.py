@@ -6,9 +6,11 @@ Qwen Code 0.24), never written: trust is the user's step.
 Switches (:data:`SWITCHES`; the most specific file that sets one decides, a managed or
 system file first): Claude Code's ``disableAllHooks``, Codex's ``[features] hooks`` (and
 its older name ``codex_hooks``), Gemini CLI's ``hooksConfig.enabled``, Copilot CLI's and
-Qwen Code's ``disableAllHooks``, and a Claude Code managed ``allowManagedHooksOnly`` (only an
-organisation's own hooks run). Gemini CLI also skips a hook whose command its
-``hooksConfig.disabled`` lists, Codex one whose ``[hooks.state."KEY"] enabled`` is false.
+Qwen Code's ``disableAllHooks``, Droid's ``hooks.hooksDisabled`` (read in Droid 0.225's bundle:
+its settings.json, the project's before the user's; Cline has no such switch), and a Claude
+Code managed ``allowManagedHooksOnly`` (only an organisation's own hooks run). Gemini CLI
+also skips a hook whose command its ``hooksConfig.disabled`` lists, Codex one whose
+``[hooks.state."KEY"] enabled`` is false.
 
 Trust: Codex reads a project's ``.codex/`` only when ``[projects."ROOT"] trust_level =
 "trusted"``, and runs a hook only when ``[hooks.state."KEY"] trusted_hash`` in the user's
@@ -132,6 +134,16 @@ SWITCHES: dict[str, tuple[Switch, ...]] = {
             off=True,
         ),
     ),
+    "droid": (
+        Switch(
+            lambda root: [
+                root / ".factory" / "settings.json",
+                Path.home() / ".factory" / "settings.json",
+            ],
+            (("hooks", "hooksDisabled"),),
+            off=True,
+        ),
+    ),
     "qwen": (
         Switch(
             lambda root: [
@@ -164,8 +176,9 @@ def _dig(value: Any, keys: Sequence[str]) -> Any:
 
 
 def switched_off(agent: str, root: Path) -> Finding | None:
-    """Whether the agent's own settings turn all its hooks off for the project ``root``."""
-    for switch in SWITCHES[agent]:
+    """Whether the agent's own settings turn all its hooks off for the project ``root`` (none
+    known for OpenCode, Kilo CLI and pi, which load every plugin in their folders)."""
+    for switch in SWITCHES.get(agent, ()):
         found = _decided(switch, root)
         if found is not None:
             path, keys, value = found

@@ -22,6 +22,7 @@ from typing import Any
 from hookd.agents import dialect
 from hookd.daemon.paths import DaemonPaths, read_json, read_token, write_private
 from hookd.daemon.project import forget_exclude, git_ignore, git_tracks
+from hookd.install.agent_checks import before_write, notes_for
 from hookd.install.agent_files import AGENT_CONFIGS, AgentConfig, AgentTarget, entries
 from hookd.install.claude import (
     InstallError,
@@ -33,7 +34,16 @@ from hookd.install.claude import (
     remember,
     remember_exclude,
 )
+from hookd.install.executables import check_scripts, install_scripts, remove_scripts, scripts
+from hookd.install.plugins import (
+    check_plugin,
+    plugin_routes,
+    plugin_text,
+    remove_plugin,
+    write_plugin,
+)
 from hookd.install.settings_file import (
+    Found,
     backup_of,
     drop_made_dirs,
     missing_dirs,
@@ -52,6 +62,7 @@ class AgentInstalled:
     never: list[str]  # the module's events the agent never sends (Claude's names)
     port: int
     notes: list[str]  # one line each: the port moved, git, trust
+    kind: str = "entries"  # or "plugin": hookd's plugin file (hookd.install.plugins)
 
 
 def config_of(agent: str, scope: str) -> AgentConfig:
@@ -67,16 +78,23 @@ def _within(scope: str, project: Path) -> Path | None:
     return project if scope == "local" else None
 
 
-def agent_file(agent: str, scope: str, project: Path) -> Path:
-    """``agent``'s hook file in ``scope``; a one-line error for a scope it cannot have, or for
-    a file (or its backup) hookd would write through a link."""
-    path = config_of(agent, scope).path(scope, project)
+def agent_file(agent: str, scope: str, project: Path, key: str = "") -> Path:
+    """``agent``'s hook file in ``scope`` (a plugin's: the module ``key``'s); a one-line error
+    for a scope it cannot have, for a file (or its backup) hookd would write through a link,
+    or for a file of the plugin's name that hookd did not write."""
+    config = config_of(agent, scope)
+    path = config.file(scope, project, key)
+    if config.kind == "executables":  # a folder of the user's hooks, which git may track
+        check_scripts(agent, path, key, _within(scope, project))
+        return path
     if scope == "local" and git_tracks(path):
         raise InstallError(
             f"{path}: git tracks it, and a local install writes this machine's paths into it; "
             f"use --scope user"
         )
     check_writable(path, _within(scope, project))
+    if config.kind == "plugin":
+        check_plugin(path, key, _within(scope, project))
     return path
 
 
@@ -85,7 +103,7 @@ def install_agent(
 ) -> AgentInstalled:
     """Write the module's entries into ``agent``'s hook file for ``scope``."""
     config = config_of(agent, scope)
-    path = agent_file(agent, scope, project)
+    path = agent_file(agent, scope, project, paths.key)
     routed, handled = event_hooks(paths.module, route_all=False)
     events = [e for e in routed if e.event in handled]
     hookd = hookd_command()
@@ -93,23 +111,36 @@ def install_agent(
         raise InstallError(f"no hookd executable beside {hookd[0]}: reinstall hookd with pip")
     chosen, note = pick_port(paths, port)
     read_token(paths, create=True)  # the shim reads the file; the daemon renews it at each start
-    target = AgentTarget(
-        config, paths.key, chosen, paths.token, hookd[0], paths.module, fail_open, paths.ready
-    )
-    added = entries(target, events)
+    within = _within(scope, project)
+    if config.kind == "plugin":
+        added: dict[str, Any] = plugin_routes(agent, events, fail_open=fail_open)
+    else:
+        target = AgentTarget(
+            config, paths.key, chosen, paths.token, hookd[0], paths.module, fail_open, paths.ready
+        )
+        added = scripts(target, events) if config.kind == "executables" else entries(target, events)
     if not added:
         raise InstallError(f"{paths.module} has no hooks for an event {agent} sends")
-    _write(paths, config, path, chosen, added, within=_within(scope, project))
+    written: list[Path] = []  # the scripts (executables)
+    if config.kind == "plugin":
+        _write_plugin(paths, agent, path, chosen, hookd=hookd[0], routes=added,
+                      fail_open=fail_open, within=within)  # fmt: skip
+    elif config.kind == "executables":
+        written = install_scripts(paths, agent, path, chosen, added, within=within)
+    else:
+        before_write(agent, path, added)
+        _write(paths, config, path, chosen, added, within=within)
     notes = [note] if note is not None else []
     if scope == "local":
-        said, exclude, lines = git_ignore([path, backup_of(path)], f"{agent} hooks of this "
-                                          "machine (hookd)")  # fmt: skip
+        ignored = [path] if config.kind == "plugin" else written or [path, backup_of(path)]
+        said, exclude, lines = git_ignore(ignored, f"{agent} hooks of this machine (hookd)")
         remember_exclude(paths, path, exclude, lines)
         notes += [said] if said is not None else []
     trust = _trust(agent, scope, project)
     notes += [trust] if trust is not None else []
+    notes += notes_for(agent, project, list(added), written)
     never = [e.event for e in events if dialect(agent).agent_event(e.event) is None]
-    return AgentInstalled(agent, path, list(added), never, chosen, notes)
+    return AgentInstalled(agent, path, list(added), never, chosen, notes, config.kind)
 
 
 def _write(
@@ -127,6 +158,25 @@ def _write(
     found = write_entries(path, config.shape, (paths.key,), added, secret=False, within=within,
                           first=first if isinstance(first, dict) else None)  # fmt: skip
     extra = {"agent": config.agent, "made_dirs": [str(d) for d in made]}
+    remember(paths, path, port, found, within=within, extra=extra)
+
+
+def _write_plugin(
+    paths: DaemonPaths,
+    agent: str,
+    path: Path,
+    port: int,
+    *,
+    hookd: str,
+    routes: dict[str, Any],
+    fail_open: bool,
+    within: Path | None,
+) -> None:
+    made = missing_dirs(path.parent)
+    text = plugin_text(agent, paths, port, hookd, routes, fail_open=fail_open)
+    created = write_plugin(path, text, paths.key, within)
+    extra = {"agent": agent, "kind": "plugin", "made_dirs": [str(d) for d in made]}
+    found = Found(created, had_hooks=False, mode=None, restore=None)
     remember(paths, path, port, found, within=within, extra=extra)
 
 
@@ -177,14 +227,19 @@ def uninstall_agent(
     """Remove the module's entries from ``agent``'s file: the file, how many entries went,
     and the other files the module is still installed in."""
     config = config_of(agent, scope)
-    path = config.path(scope, project)
+    path = config.file(scope, project, paths.key)
     record = read_json(paths.record) or {}
     files = record.get("settings") if isinstance(record.get("settings"), dict) else {}
     assert isinstance(files, dict)
     mine = files.pop(str(path), None)
     mine = mine if isinstance(mine, dict) else {}
     within = _within(scope, project)
-    removed, left = take_back(path, config.shape, (paths.key,), mine, within=within)
+    if config.kind == "plugin":
+        removed, left = remove_plugin(path, paths.key, within), False
+    elif config.kind == "executables":
+        removed, left = remove_scripts(agent, path, paths.key), False
+    else:
+        removed, left = take_back(path, config.shape, (paths.key,), mine, within=within)
     if not left:
         forget_exclude(mine)
     drop_made_dirs(mine)

@@ -16,11 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from hookd.daemon.here import installed_modules
-from hookd.daemon.paths import DaemonPaths, daemon_paths, read_token
+from hookd.daemon.paths import DaemonPaths, daemon_paths, port_field, read_json, read_token
 from hookd.daemon.probe import Running, probe
 from hookd.daemon.where import HOST
 from hookd.install import agent_state
-from hookd.install.installed import Entry, HookFile, entries_of, hook_files, read_object, shown_path
+from hookd.install.installed import (
+    Entry,
+    HookFile,
+    entries_of,
+    file_entries,
+    hook_files,
+    shown_path,
+)
+from hookd.install.plugins import plugin_settings
 
 __all__ = ["Check", "Install", "diagnose"]
 
@@ -91,17 +99,25 @@ def diagnose(root: Path) -> list[Install]:
 def _checks(file: HookFile, daemon: _Daemon, root: Path) -> list[Check]:
     paths = daemon.paths
     module = shown_path(paths.module, root)
-    try:
-        value = read_object(file.path) or {}
-    except ValueError as exc:
-        return [Check("installed", False, str(exc), f"fix it, then: {file.install(paths.module)}")]
-    entries = entries_of(value, file.keys(paths), flat=file.agent == "copilot")
-    if not entries:
-        detail = f"{file.shown} has no hookd entries for {module}"
-        return [Check("installed", False, detail, file.install(paths.module))]
-    events = sorted({e.agent_event for e in entries})
-    named = ", ".join(events) if len(events) <= 6 else f"{len(events)} events"
-    checks = [Check("installed", True, f"{len(entries)} hookd entries in {file.shown} ({named})")]
+    value: dict[str, Any] = {}
+    entries: list[Entry] = []
+    if file.plugin:
+        checks = [_plugin(file, paths, module)]
+        if not checks[0].ok:
+            return checks
+    else:
+        try:
+            value, entries = file_entries(file, file.keys(paths))
+        except ValueError as exc:
+            fix = f"fix it, then: {file.install(paths.module)}"
+            return [Check("installed", False, str(exc), fix)]
+        if not entries:
+            detail = f"{file.shown} has no hookd entries for {module}"
+            return [Check("installed", False, detail, file.install(paths.module))]
+        events = sorted({e.agent_event for e in entries})
+        named = ", ".join(events) if len(events) <= 6 else f"{len(events)} events"
+        detail = f"{len(entries)} hookd entries in {file.shown} ({named})"
+        checks = [Check("installed", True, detail)]
     if not paths.module.is_file():
         fix = f"put it back, or: hookd uninstall{_agent_words(file)} {module}"
         checks.append(Check("module", False, f"{module}: no such file; no daemon can start", fix))
@@ -110,6 +126,25 @@ def _checks(file: HookFile, daemon: _Daemon, root: Path) -> list[Check]:
     checks += _trust(file, entries, root)
     checks += _enabled(file, entries, root)
     return checks
+
+
+def _plugin(file: HookFile, paths: DaemonPaths, module: str) -> Check:
+    """hookd's plugin file is there, is the module's, and names its daemon as installed."""
+    try:
+        found = plugin_settings(file.path.read_bytes())
+    except OSError:
+        found = None
+    if found is None or found.get("key") != paths.key:
+        detail = f"{file.shown} is not hookd's plugin for {module}"
+        return Check("installed", False, detail, file.install(paths.module))
+    port = port_field(read_json(paths.record))
+    named = (found.get("port"), found.get("readyFile"), found.get("tokenFile"))
+    if named != (port, str(paths.ready), str(paths.token)):
+        detail = f"{file.shown} names another daemon than the module's (port {found.get('port')})"
+        return Check("installed", False, detail, file.install(paths.module))
+    routes = found.get("routes")
+    events = ", ".join(routes) if isinstance(routes, dict) else ""
+    return Check("installed", True, f"hookd's plugin in {file.shown} ({events})")
 
 
 def _agent_words(file: HookFile) -> str:

@@ -19,9 +19,12 @@ from hookd.daemon.here import inside, installed_files
 from hookd.daemon.paths import DaemonPaths
 from hookd.daemon.where import module_key
 from hookd.install.agent_files import AGENT_CONFIGS
+from hookd.install.executables import commands
 from hookd.jsontext import Document, JsonTextError
 
-__all__ = ["Entry", "HookFile", "entries_of", "hook_files", "read_object", "shown_path"]
+__all__ = [
+    "Entry", "HookFile", "entries_of", "file_entries", "hook_files", "read_object", "shown_path",
+]  # fmt: skip
 
 JsonObject = dict[str, Any]
 
@@ -39,13 +42,18 @@ class HookFile:
     """One hook file an install wrote into: whose, which scope, and the project holding it."""
 
     path: Path
-    agent: str  # claude, codex, gemini, copilot, qwen
+    agent: str  # claude, codex, gemini, copilot, qwen, opencode, kilo, pi
     scope: str  # local, project or user
     root: Path | None  # the project (None in user scope)
 
     @property
     def shown(self) -> str:
         return shown_path(self.path, self.root)
+
+    @property
+    def plugin(self) -> bool:
+        """hookd's plugin file (OpenCode, Kilo CLI, pi), not entries in a JSON file."""
+        return self.agent != "claude" and AGENT_CONFIGS[self.agent].kind == "plugin"
 
     def install(self, module: Path) -> str:
         """The command that installs ``module`` into this file again."""
@@ -72,7 +80,8 @@ def _claude_file(path: Path) -> HookFile:
 
 def _agent_file(path: Path, agent: str) -> HookFile:
     config = AGENT_CONFIGS[agent]
-    if path == config.user():
+    user = config.user()  # a plugin's: named after the module's key, in that folder
+    if path == user or (config.kind == "plugin" and path.parent == user.parent):
         return HookFile(path, agent, "user", None)
     return HookFile(path, agent, "local", path.parents[len(config.local) - 1])
 
@@ -135,9 +144,12 @@ def _ours(handler: Any, keys: tuple[str, ...]) -> bool:
     return False
 
 
-def entries_of(value: JsonObject, keys: tuple[str, ...], *, flat: bool) -> list[Entry]:
-    """The module's handlers in a hook file's object (``flat``: Copilot's shape)."""
-    hooks = value.get("hooks")
+def entries_of(
+    value: JsonObject, keys: tuple[str, ...], *, flat: bool, root: bool = False
+) -> list[Entry]:
+    """The module's handlers in a hook file's object (``flat``: Copilot's shape; ``root``: the
+    object is the event map, Droid's)."""
+    hooks = value if root else value.get("hooks")
     if not isinstance(hooks, dict):
         return []
     out = []
@@ -154,3 +166,16 @@ def entries_of(value: JsonObject, keys: tuple[str, ...], *, flat: bool) -> list[
                     shown = matcher if isinstance(matcher, str) and matcher else None
                     out.append(Entry(event, g, i, handler, shown))
     return out
+
+
+def file_entries(file: HookFile, keys: tuple[str, ...]) -> tuple[JsonObject, list[Entry]]:
+    """The hook file's object and the module's entries in it, whatever the agent's shape (a
+    folder of scripts, Cline's: no object, one entry per script); a ``ValueError`` saying why
+    for a file that cannot be read."""
+    config = AGENT_CONFIGS.get(file.agent)
+    if config is not None and config.kind == "executables":
+        found = commands(file.agent, file.path, keys)
+        return {}, [Entry(e, 0, 0, {"type": "command", "command": c}) for e, c in found.items()]
+    value = read_object(file.path) or {}
+    root = config is not None and config.root
+    return value, entries_of(value, keys, flat=file.agent == "copilot", root=root)

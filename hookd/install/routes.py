@@ -24,7 +24,8 @@ from hookd.agents import dialect
 from hookd.core.registry import Registry
 from hookd.daemon.paths import DaemonPaths, PathError, daemon_paths
 from hookd.errors import HookdError
-from hookd.install.installed import HookFile, entries_of, hook_files, read_object
+from hookd.install.installed import HookFile, file_entries, hook_files
+from hookd.install.plugins import plugin_settings
 from hookd.serve.config import HttpServeOptions
 from hookd.serve.http.holder import RegistryHolder
 
@@ -45,18 +46,31 @@ def module_events(registry: Registry) -> list[str]:
 def _routed(file: HookFile, paths: DaemonPaths) -> set[str] | None:
     """The Claude events the file routes to the module; None when it has no entry of the
     module's (not installed there now) or cannot be read."""
+    if file.plugin:
+        return _plugin_routed(file, paths)
     try:
-        value = read_object(file.path)
+        _, found = file_entries(file, file.keys(paths))
     except ValueError:
         return None
-    flat = file.agent == "copilot"
-    found = entries_of(value or {}, file.keys(paths), flat=flat)
     if not found:
         return None
     if file.agent == "claude":
         return {e.agent_event for e in found}
     names = dialect(file.agent)
     return {ours for e in found if (ours := names.claude_event(e.agent_event)) is not None}
+
+
+def _plugin_routed(file: HookFile, paths: DaemonPaths) -> set[str] | None:
+    """The Claude events the module's plugin file forwards (its settings line's routes)."""
+    try:
+        found = plugin_settings(file.path.read_bytes())
+    except OSError:
+        return None
+    routes = found.get("routes") if found is not None and found.get("key") == paths.key else None
+    if not isinstance(routes, dict):
+        return None
+    names = dialect(file.agent)
+    return {ours for e in routes if (ours := names.claude_event(e)) is not None}
 
 
 def _named(agent: str, event: str) -> str:

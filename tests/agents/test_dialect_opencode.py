@@ -3,14 +3,15 @@ posts, built from the hook objects recorded in the real CLIs (tests/agents/fixtu
 opencode-ai 1.18.33 and @kilocode/cli 7.8.1), decoded into Claude's vocabulary, and verdicts
 encoded into the small JSON the plugin reads.
 
-The dialect is not registered in :data:`hookd.agents.DIALECTS` yet, so these tests call it
-directly: decode a body, run the call through a real kernel with tests/hooks/agent_guard.py
-loaded, encode the verdict.
+These tests call the dialect directly (decode a body, run the call through a real kernel with
+tests/hooks/agent_guard.py loaded, encode the verdict), and through the testing kit, as
+:data:`hookd.agents.DIALECTS` registers it (``opencode`` and ``kilo``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,9 @@ from hookd.agents.opencode import (
     PLUGIN,
     SENT,
     own_args,
-    render_plugin,
+    plugin_source,
 )
+from hookd.agents.plugin_settings import read_settings
 from hookd.engine.call import HookCall
 from hookd.engine.verdict import Problem, Verdict
 from hookd.testing import Hooks, load
@@ -281,24 +283,40 @@ def test_the_kit_builds_the_plugins_body() -> None:
     assert own_args("read", {"file_path": "/x", "limit": 3}) == {"filePath": "/x", "limit": 3}
 
 
-def test_render_plugin_fills_the_settings_and_nothing_else() -> None:
+def test_plugin_source_fills_the_settings_line_and_nothing_else() -> None:
     source = PLUGIN.read_text()
-    text = render_plugin(
-        AGENT="kilo", PORT=8765, TOKEN_FILE="/s/token", READY_FILE="/r/m.json",
-        EVENTS=("tool.execute.before", "chat.message"), FAIL_OPEN=True,
+    text = plugin_source(
+        "kilo", port=8765, token_file="/s/token", ready_file="/r/m.json", hookd="/bin/hookd",
+        module="/p/hooks.py", routes={"tool.execute.before": (7, True), "chat.message": (9, False)},
+        fail_open=True, key="hooks-0123",
     )  # fmt: skip
-    assert 'const AGENT: string = "kilo"\n' in text
-    assert "const PORT: number = 8765\n" in text
-    assert 'const EVENTS: readonly string[] = ["tool.execute.before", "chat.message"]\n' in text
-    assert "const FAIL_OPEN: boolean = true\n" in text
-    assert 'const HOOKD: string = ""\n' in text  # not given: as it was
+    assert read_settings(text) == {
+        "agent": "kilo", "key": "hooks-0123", "port": 8765, "tokenFile": "/s/token",
+        "readyFile": "/r/m.json", "hookd": "/bin/hookd", "module": "/p/hooks.py",
+        "failOpen": True, "routes": {"tool.execute.before": {"deadline": 7, "closed": True},
+                                     "chat.message": {"deadline": 9, "closed": False}},
+    }  # fmt: skip
     changed = [
         (a, b) for a, b in zip(source.splitlines(), text.splitlines(), strict=True) if a != b
     ]
-    assert len(changed) == 6
-    with pytest.raises(KeyError):
-        render_plugin(TOKEN="x")
-    assert "TOKEN" not in {line.split(":")[0] for line in text.splitlines() if "const " in line}
+    assert len(changed) == 1
+    shipped = read_settings(source)
+    assert shipped is not None and shipped["port"] == 0 and shipped["readyFile"] == ""
+    with pytest.raises(ValueError, match=r"kilo has no event 'message\.updated'"):
+        plugin_source("kilo", port=1, token_file="t", ready_file="r",
+                      routes={"message.updated": (1, True)})  # fmt: skip
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+async def test_the_kit_fires_through_the_registered_dialect(agent: str) -> None:
+    hooks = load(GUARD)
+    result = await hooks.fire(
+        "PreToolUse", agent=agent, tool_name="Bash", tool_input={"command": "rm -rf x"}
+    )
+    assert result.payload is not None and result.payload["agent"] == agent
+    assert result.payload["hook_event_name"] == "tool.execute.before"
+    assert result.encoded is not None
+    assert result.encoded.stdout_json == {"decision": "deny", "reason": "no recursive deletes"}
 
 
 def test_the_plugin_keeps_no_secret_and_imports_only_node_built_ins() -> None:
@@ -306,4 +324,4 @@ def test_the_plugin_keeps_no_secret_and_imports_only_node_built_ins() -> None:
     imports = [line for line in source.splitlines() if line.startswith("import ")]
     assert imports and all('from "node:' in line for line in imports)
     assert "Bearer ${secret}" in source  # the token goes into the request, read at call time
-    assert "process.env" not in source
+    assert re.findall(r"process\.env\.?\w*", source) == ["process.env.HOOKD_RECORD_ID"]

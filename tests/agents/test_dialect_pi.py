@@ -1,14 +1,12 @@
 """pi's dialect (:mod:`hookd.agents.pi`): the bodies ``hookd-pi.ts`` POSTs decoded into Claude's
 vocabulary, verdicts encoded into the answer the extension reads, and the extension's settings
-line. The dialect is not in :data:`hookd.agents.DIALECTS` yet: the tests that go through the
-testing kit or the route add it there for their own run."""
+line; through the testing kit and the route, as :data:`hookd.agents.DIALECTS` registers it."""
 
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import msgspec
@@ -29,14 +27,12 @@ FIXTURES = ROOT / "tests" / "agents" / "fixtures" / "pi"
 DIALECT = pi.DIALECT
 
 
-@pytest.fixture
-def registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """pi among the dialects for this test (the kit and the route look agents up there)."""
-    monkeypatch.setattr(agents, "DIALECTS", MappingProxyType({**agents.DIALECTS, "pi": DIALECT}))
+def test_pi_is_registered() -> None:
+    assert agents.dialect("pi") is DIALECT
 
 
 @pytest.fixture
-def hooks(registered: None) -> Hooks:
+def hooks() -> Hooks:
     return load(GUARD)
 
 
@@ -230,7 +226,7 @@ def test_a_call_hookd_cannot_run_fails_closed_on_blocking_events(pi_event: str, 
     assert "no hooks loaded" in encoded.stderr and "\n" not in encoded.stderr
 
 
-def test_the_route_answers_pi_in_the_shims_shape(registered: None) -> None:
+def test_the_route_answers_pi_in_the_shims_shape() -> None:
     hooks = load(GUARD)
     route = AgentAnswers(engine_of(hooks))
     body = {"hook_event_name": "tool_call", **BASE, "tool_name": "bash",
@@ -278,7 +274,7 @@ def test_extension_source_fills_the_settings_and_never_the_token(tmp_path: Path)
         module="/p/hooks.py", routes={"tool_call": (7, True), "agent_end": (3, False)},
     )  # fmt: skip
     assert settings_of(source) == {
-        "port": 4242, "tokenFile": str(token_file), "readyFile": "/run/x.json",
+        "key": "", "port": 4242, "tokenFile": str(token_file), "readyFile": "/run/x.json",
         "hookd": "/bin/hookd", "module": "/p/hooks.py", "failOpen": False,
         "routes": {"tool_call": {"deadline": 7, "closed": True},
                    "agent_end": {"deadline": 3, "closed": False}},

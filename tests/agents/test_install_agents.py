@@ -15,10 +15,15 @@ from typing import Any
 import pytest
 
 from hookd.agents import SHIM
-from hookd.install.agent_files import OTHER_AGENTS
+from hookd.install.agent_files import AGENT_CONFIGS
 from tests.daemon.support import HOOKD, Box, hookd, read_settings
 
 HOOKS_DIR = Path(__file__).resolve().parents[1] / "hooks"
+#: The agents whose hook file takes hookd's entries (hookd's plugins: test_install_plugins.py;
+#: Droid's file, its root the event map, and Cline's scripts: test_install_droid_cline.py).
+OTHER_AGENTS = tuple(
+    a for a, config in AGENT_CONFIGS.items() if config.kind == "entries" and not config.root
+)
 FILES = {
     "codex": Path(".codex") / "hooks.json",
     "gemini": Path(".gemini") / "settings.json",
@@ -193,7 +198,7 @@ def test_bad_agent_tracked_file_and_project_scope_are_one_line(box: Box, module:
     assert bad.returncode == 2
     assert error_lines(bad) == [
         "hookd install: error: argument --agent: unknown agent 'cursor': expected one of "
-        "claude, codex, gemini, copilot, qwen, all"
+        "claude, codex, gemini, copilot, qwen, opencode, kilo, pi, droid, cline, all"
     ]
     shared = hookd(box, "install", "--agent", "gemini", "--scope", "project", ".claude/hooks.py")
     assert shared.returncode == 1
@@ -373,7 +378,7 @@ def test_install_help_names_the_agents() -> None:
     done = subprocess.run([HOOKD, "install", "--help"], capture_output=True, text=True,
                           timeout=60, check=True)  # fmt: skip
     text = " ".join(done.stdout.split())
-    assert "--agent AGENT" in text and "codex, gemini, copilot, qwen, or all" in text
+    assert "--agent AGENT" in text and "codex, gemini, copilot, qwen, opencode, kilo, pi" in text
     assert "hookd-agent.sh" in text and ".codex/hooks.json" in text
 
 

@@ -1,13 +1,13 @@
-"""A stand-in hookd daemon for ``hookd-pi.ts``: the real ``/agent/pi/<event>`` answers, proven
-as the daemon is.
+"""A stand-in hookd daemon for hookd's plugins (``hookd-pi.ts``, ``hookd-opencode.ts``): the
+real ``/agent/<agent>/<event>`` answers, proven as the daemon is, with answers a test chooses.
 
-:class:`StandIn` serves ``POST /agent/pi/<event>`` from a thread of the test process with
+:class:`StandIn` serves ``POST /agent/<agent>/<event>`` from a thread of the test process with
 hookd's own route code (:class:`hookd.serve.http.agent_answer.AgentAnswers`) answering through
-the pi dialect (:data:`hookd.agents.pi.DIALECT`), with the hooks of a module loaded by the
-testing kit. The dialect is not registered in :data:`hookd.agents.DIALECTS` (yet): the stand-in
-adds it there for as long as it runs. It writes what the daemon writes for the extension to
-find it: a ready file naming the test process (its pid, its start time from /proc, the port),
-0600 in a 0700 folder, and a token file; a request without ``Bearer <token>`` gets 401.
+the agent's registered dialect, with the hooks of a module loaded by the testing kit. It writes
+what the daemon writes for a plugin to find it: a ready file naming the test process (its pid,
+its start time from /proc, the port), 0600 in a 0700 folder, and a token file; a request
+without ``Bearer <token>`` gets 401. (The real daemon, started by the plugin itself, is in
+tests/agents/real/test_opencode.py and test_pi.py.)
 
 ``answer`` may replace the route for one test: a function of (event, body) giving
 (status, headers, body), or ``"hang"`` (accepts, never answers).
@@ -24,13 +24,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import trio
 
-from hookd import agents
-from hookd.agents import pi
+from hookd.agents import opencode, pi
 from hookd.serve.http.agent_answer import AgentAnswers
 from hookd.testing import load
 
@@ -94,11 +92,17 @@ class StandIn:
             **settings,
         )  # fmt: skip
 
+    def plugin(self, agent: str, **settings: Any) -> str:
+        """``hookd-opencode.ts`` for ``agent`` (``""``: its folder tells) naming this stand-in."""
+        return opencode.plugin_source(
+            agent, port=self.port, token_file=str(self.token_file),
+            ready_file=str(self.ready_file), **settings,
+        )  # fmt: skip
+
 
 @contextmanager
 def stand_in(folder: Path, module: Path) -> Iterator[StandIn]:
-    """A :class:`StandIn` serving ``module``'s hooks, its files written; pi is in
-    :data:`hookd.agents.DIALECTS` until it stops."""
+    """A :class:`StandIn` serving ``module``'s hooks, its files written."""
     hooks = load(str(module))
     route = AgentAnswers(engine_of(hooks))
     state = StandIn(folder, module)
@@ -141,15 +145,12 @@ def stand_in(folder: Path, module: Path) -> Iterator[StandIn]:
     server.daemon_threads = True
     state.port = server.server_address[1]
     state.write_files()
-    before = agents.DIALECTS
-    agents.DIALECTS = MappingProxyType({**before, "pi": pi.DIALECT})  # type: ignore[misc]
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.daemon = True
     thread.start()
     try:
         yield state
     finally:
-        agents.DIALECTS = before  # type: ignore[misc]
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)

@@ -2,86 +2,80 @@
  * hookd-opencode: an OpenCode or Kilo CLI plugin that forwards the agent's hooks to the warm
  * hookd daemon, the TypeScript twin of the command shim hookd/agents/hookd-agent.sh.
  *
- * One file serves both CLIs (Kilo CLI is a fork of OpenCode with the same plugin API). It is
- * told which one it serves by AGENT below, which `hookd install --agent opencode|kilo` fills in;
- * left empty, the folder it sits in decides (a path with a `.kilo`, `.kilocode` or `kilo`
- * folder: Kilo CLI; any other: OpenCode). Where each CLI loads it from, with no prompt:
+ * One file serves both CLIs (Kilo CLI is a fork of OpenCode with the same plugin API):
+ * SETTINGS.agent, which `hookd install --agent opencode|kilo` fills in, says which; left empty,
+ * the folder decides (a `plugins` folder inside `.kilo`, `.kilocode` or `kilo`: Kilo CLI).
+ * Each CLI loads it with no prompt from <project>/.opencode/plugins/ or ~/.config/opencode/
+ * plugins/ (Kilo CLI: .kilo/plugins/, ~/.config/kilo/plugins/). It runs inside the CLI's own
+ * process (Bun); only node:fs, node:net and node:child_process are used, nothing from npm.
  *
- *   OpenCode   <project>/.opencode/plugins/   ~/.config/opencode/plugins/
- *   Kilo CLI   <project>/.kilo/plugins/       ~/.config/kilo/plugins/
- *
- * It runs inside the CLI's own process (Bun, with Node's built-in modules); only node:fs,
- * node:net and node:child_process are used, and nothing is imported from npm (both CLIs try an
- * npm install of their plugin SDK at start; offline it fails, and this file does not need it).
- *
- * What it forwards: each agent event in EVENTS (the ones the hooks module has hooks for), as
- * one JSON object POSTed to http://127.0.0.1:PORT/agent/AGENT/EVENT, where EVENT is the CLI's
- * own hook or bus event name. The body, decoded by hookd's `opencode` dialect
- * (hookd/agents/opencode.py), keeps OpenCode's tool names and argument names:
+ * Each event of SETTINGS.routes is POSTed as JSON to http://127.0.0.1:PORT/agent/AGENT/EVENT,
+ * EVENT the CLI's own hook or bus event name; hookd's `opencode` dialect (hookd/agents/
+ * opencode.py) decodes it. OpenCode's tool and argument names are kept:
  *
  *   {"hook_event_name": EVENT, "session_id": "ses_...", "cwd": "<the project directory>",
  *    "agent": "opencode" | "kilo",
- *    tool.execute.before: "tool_name": "bash", "tool_input": {<the call's args>},
- *                         "tool_use_id": "<callID>"
+ *    tool.execute.before: "tool_name": "bash", "tool_input": {<args>}, "tool_use_id": "<callID>"
  *    tool.execute.after:  the same, and "tool_response": "<the text the model will see>"
- *    chat.message:        "prompt": "<the user's text parts, joined>"
- *    session.created:     "source": "startup"
- *    session.idle:        "stop_hook_active": false}
+ *    chat.message: "prompt": "<text parts>";  session.created: "source": "startup";
+ *    session.idle: "stop_hook_active": false}
  *
- * The answer (status 200, the x-hookd-exit header, a body of Content-Length bytes) is what the
- * dialect encoded: on exit 0 a JSON object (or nothing), read as
+ * The answer (status 200, the x-hookd-exit header, a body of Content-Length bytes): on exit 0
+ * a JSON object (or nothing: go on), read as
  *
  *   {"decision": "deny", "reason": R}     tool.execute.before: throw R (the tool does not run;
  *                                         R is the tool result the model sees)
- *   {"decision": "allow", "updatedInput": A}   tool.execute.before: the call's args become A
- *                                         (changed in place: the CLI runs the object it passed)
+ *   {"decision": "allow", "updatedInput": A}   the call's args become A (changed in place)
  *   {"decision": "block", "reason": R}    chat.message: throw R (the prompt is not sent);
  *                                         tool.execute.after: R is added to the tool's output
- *   {"context": C}                        added for the model: to the tool's output (a before's
- *                                         context when that call's output comes), as a text
- *                                         part of the prompt (chat.message; session.created's
- *                                         waits for the session's first prompt)
- *   nothing                               go on
+ *   {"context": C}                        for the model: after the tool's output, or a text
+ *                                         part of the (session's first) prompt
  *
- * and on another exit the body is one line of text: exit 2 (hookd could not check the call)
- * throws it on a blocking event; exit 1 is shown in the CLI's log and the agent goes on.
+ * and on another exit one line of text: exit 2 is thrown on a blocking event (the daemon's own
+ * "no"), exit 1 goes to the CLI's log.
  *
- * Who it talks to: only the daemon of READY_FILE, proven as the shim proves it. The daemon
- * writes that file (0600, in this user's 0700 runtime directory) once it listens: its pid, its
- * start time (field 22 of /proc/PID/stat, clock ticks after boot) and its port; it removes the
- * file before it lets go of the port. So a live process of this user with that pid and that
- * start time is the daemon that wrote the file, and while it lives it holds the port. The file
- * must be ours and name PORT, the process ours and not a zombie; the proof is checked before
- * connecting and again once connected (the same file, the same process), and nothing is sent
- * without it. The token is read from TOKEN_FILE at each call, never kept in this file or put on
- * a command line. With HOOKD and MODULE, a daemon not proven is asked for, once at a time:
- * `HOOKD up MODULE --port PORT --quiet` starts it (a port held by another program is its
- * error) or confirms it, and the proof is checked again with the token read anew.
+ * Who it talks to: only the daemon of READY_FILE, proven as the shim proves it: the file
+ * (0600, in this user's 0700 runtime directory) is ours and names PORT, a pid and its start
+ * time (field 22 of /proc/PID/stat); that process is ours, alive, started then. The daemon
+ * removes the file before it lets go of the port, so that process holds the port. The proof
+ * is checked before connecting and again once connected; nothing is sent without it. The token
+ * is read from TOKEN_FILE at each call, never kept here nor put on a command line. With HOOKD
+ * and MODULE, a daemon not proven is asked for, once at a time (`HOOKD up MODULE --port PORT
+ * --quiet`), and the proof checked again with the token read anew.
  *
- * One deadline, DEADLINE_S, covers the exchange from the proof on (after any `hookd up`,
- * which has START_S of its own): connect, request, the whole answer. When no usable answer
- * comes (no daemon, none proven, late, cut short, refused, garbage) a blocking event
- * (tool.execute.before, chat.message) fails closed: the hook throws "hookd: <why>", which the
- * CLI reads as "do not run it". FAIL_OPEN = true lets the call go on instead (and logs why).
+ * Each route's deadline covers the exchange from the proof on (after any `hookd up`, which has
+ * START_S): connect, request, the whole answer. When no usable answer comes (no daemon, none
+ * proven, late, cut short, refused, garbage) a closed route of a blocking event
+ * (tool.execute.before, chat.message) throws "hookd: <why>": the CLI does not run it.
+ * SETTINGS.failOpen lets such a call go on instead (and logs why).
  */
 import { execFile } from "node:child_process"
 import { lstatSync, readFileSync, statSync } from "node:fs"
 import { connect, type Socket } from "node:net"
 
-// hookd:settings (begin): `hookd install --agent opencode|kilo` writes these lines, one value
-// each, and nothing else in this file; the mark below lets a later install find and replace them.
-const AGENT: string = ""
-const PORT: number = 0
-const TOKEN_FILE: string = ""
-const READY_FILE: string = ""
-const HOOKD: string = ""
-const MODULE: string = ""
-const EVENTS: readonly string[] = ["tool.execute.before"]
-const DEADLINE_S: number = 55
-const START_S: number = 30
-const FAIL_OPEN: boolean = false
-const KEY: string = ""
-// hookd:settings (end)
+type Route = { deadline: number; closed: boolean }
+type Settings = {
+  agent: string
+  key: string
+  port: number
+  tokenFile: string
+  readyFile: string
+  hookd: string
+  module: string
+  failOpen: boolean
+  routes: Record<string, Route>
+}
+
+// The one line `hookd install --agent opencode|kilo` writes (hookd.agents.plugin_settings); as
+// shipped it names no daemon, so every tool call is refused until it is installed. routes: each
+// event forwarded, its deadline in seconds and whether no answer blocks it (closed).
+// prettier-ignore
+const SETTINGS: Settings = {"agent": "", "key": "", "port": 0, "tokenFile": "", "readyFile": "", "hookd": "", "module": "", "failOpen": false, "routes": {"tool.execute.before": {"deadline": 55, "closed": true}}}; // hookd:settings
+
+const { port: PORT, tokenFile: TOKEN_FILE, readyFile: READY_FILE, hookd: HOOKD, module: MODULE } = SETTINGS
+const FAIL_OPEN = SETTINGS.failOpen
+/** `hookd up`'s budget (hookd.daemon.settings.START_BUDGET_S). */
+const START_S = 30
 
 /** The events whose failure blocks the action (Claude's PreToolUse and UserPromptSubmit). */
 const BLOCKING = new Set(["tool.execute.before", "chat.message"])
@@ -97,18 +91,17 @@ type Proof = { text: string; pid: number; ticks: string }
 class NoAnswer extends Error {}
 
 function whoAmI(): string {
-  if (AGENT) return AGENT
+  if (SETTINGS.agent) return SETTINGS.agent
   let here = ""
   try {
     here = decodeURIComponent(new URL(import.meta.url).pathname)
   } catch {
     here = String((import.meta as { path?: string }).path ?? "")
   }
-  return /\/(\.kilo|\.kilocode|kilo)\//.test(here) ? "kilo" : "opencode"
+  return /\/(\.kilo|\.kilocode|kilo)\/plugins?\/[^/]+$/.test(here) ? "kilo" : "opencode"
 }
 
 const agent = whoAmI()
-const forwarded = new Set(EVENTS)
 const uid = typeof process.geteuid === "function" ? process.geteuid() : -1
 
 function read(path: string): string | null {
@@ -176,10 +169,10 @@ function token(): string {
 }
 
 /** A socket to the proven daemon: proven before, and the same daemon still there after. */
-function open(proof: Proof, end: number): Promise<Socket> {
+function open(proof: Proof, end: number, seconds: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: HOST, port: PORT })
-    const timer = setTimeout(() => fail(`no answer from the hookd daemon within ${DEADLINE_S}s`), Math.max(0, end - Date.now()))
+    const timer = setTimeout(() => fail(`no answer from the hookd daemon within ${seconds}s`), Math.max(0, end - Date.now()))
     function fail(why: string) {
       clearTimeout(timer)
       socket.destroy()
@@ -201,12 +194,12 @@ function open(proof: Proof, end: number): Promise<Socket> {
 }
 
 /** One POST of body to the proven daemon; the whole answer within the deadline, or throws. */
-function exchange(socket: Socket, path: string, secret: string, body: string, end: number): Promise<Answer> {
+function exchange(socket: Socket, path: string, secret: string, body: string, end: number, seconds: number): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
     let settled = false
-    const late = `no whole answer from the hookd daemon within ${DEADLINE_S}s`
+    const late = `no whole answer from the hookd daemon within ${seconds}s`
     const timer = setTimeout(() => done(new NoAnswer(late)), Math.max(0, end - Date.now()))
     function done(result: Answer | Error) {
       if (settled) return
@@ -255,9 +248,12 @@ function exchange(socket: Socket, path: string, secret: string, body: string, en
     socket.once("close", () => parse(true))
     socket.on("error", () => parse(true))
     const payload = Buffer.from(body, "utf8")
+    const recording = process.env.HOOKD_RECORD_ID // `hookd record`: the daemon records this session
     const request =
       `POST ${path} HTTP/1.1\r\nHost: ${HOST}\r\nAuthorization: Bearer ${secret}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${payload.length}\r\nConnection: close\r\n\r\n`
+      `Content-Type: application/json\r\nContent-Length: ${payload.length}\r\nConnection: close\r\n` +
+      (recording && /^[\x21-\x7e]+$/.test(recording) ? `X-Hookd-Record: ${recording}\r\n` : "") +
+      "\r\n"
     socket.write(Buffer.concat([Buffer.from(request, "latin1"), payload]), (err) => {
       if (err) done(new NoAnswer(`the hookd daemon on port ${PORT} closed the connection`))
     })
@@ -286,22 +282,23 @@ function up(): Promise<void> {
 }
 
 /** The daemon's answer to one agent event; throws NoAnswer when there is none to use. */
-async function ask(event: string, payload: Json): Promise<Answer> {
+async function ask(event: string, payload: Json, route: Route): Promise<Answer> {
   const body = JSON.stringify(payload)
   const path = `/agent/${agent}/${event}`
-  let end = Date.now() + DEADLINE_S * 1000
+  const seconds = route.deadline
+  let end = Date.now() + seconds * 1000
   let proof: Proof
   let socket: Socket
   try {
     proof = prove()
-    socket = await open(proof, end)
+    socket = await open(proof, end, seconds)
   } catch (err) {
     if (!(err instanceof NoAnswer) || !HOOKD || !MODULE) throw err
     await up()
-    end = Date.now() + DEADLINE_S * 1000
+    end = Date.now() + seconds * 1000
     try {
       proof = prove()
-      socket = await open(proof, end)
+      socket = await open(proof, end, seconds)
     } catch (again) {
       throw again instanceof NoAnswer ? new NoAnswer(`${again.message} (after \`hookd up\`)`) : again
     }
@@ -313,7 +310,7 @@ async function ask(event: string, payload: Json): Promise<Answer> {
     socket.destroy()
     throw err
   }
-  return exchange(socket, path, secret, body, end)
+  return exchange(socket, path, secret, body, end, seconds)
 }
 
 type Said = { decision?: string; reason?: string; updatedInput?: Json; context?: string }
@@ -321,20 +318,22 @@ type Said = { decision?: string; reason?: string; updatedInput?: Json; context?:
 /** The daemon's verdict for a call; null to go on. Throws (the agent's "no") when a blocking
  * event gets no usable answer and FAIL_OPEN is not set. */
 async function verdict(event: string, payload: Json, log: (text: string) => void): Promise<Said | null> {
-  if (!forwarded.has(event)) return null
+  const route = SETTINGS.routes[event]
+  if (!route) return null
   const blocking = BLOCKING.has(event)
+  const closed = blocking && route.closed && !FAIL_OPEN
   let answer: Answer
   try {
-    answer = await ask(event, payload)
+    answer = await ask(event, payload, route)
   } catch (err) {
     const why = `hookd: ${err instanceof Error ? err.message : String(err)}`
-    if (blocking && !FAIL_OPEN) throw new Error(why)
+    if (closed) throw new Error(why)
     log(why)
     return null
   }
   if (answer.code !== 0) {
     const why = answer.text.trim() || `hookd: the daemon answered exit ${answer.code}`
-    if (answer.code === 2 && blocking && !FAIL_OPEN) throw new Error(why)
+    if (answer.code === 2 && blocking) throw new Error(why) // the daemon's own "no": obeyed
     log(why)
     return null
   }
@@ -344,7 +343,7 @@ async function verdict(event: string, payload: Json, log: (text: string) => void
     if (said && typeof said === "object" && !Array.isArray(said)) return said as Said
   } catch {}
   const why = "hookd: the hookd daemon answered garbage (not a JSON object)"
-  if (blocking && !FAIL_OPEN) throw new Error(why)
+  if (closed) throw new Error(why)
   log(why)
   return null
 }

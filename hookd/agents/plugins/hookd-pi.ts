@@ -62,6 +62,7 @@ import { connect, type Socket } from "node:net";
 
 type Route = { deadline: number; closed: boolean };
 type Settings = {
+	key: string;
 	port: number;
 	tokenFile: string;
 	readyFile: string;
@@ -75,7 +76,7 @@ type Answer = { exit: number; body: string };
 type Proof = { text: string; pid: number; ticks: string };
 
 // prettier-ignore
-const SETTINGS: Settings = {"port": 0, "tokenFile": "", "readyFile": "", "hookd": "", "module": "", "failOpen": false, "routes": {"tool_call": {"deadline": 55, "closed": true}, "input": {"deadline": 55, "closed": true}}}; // hookd:settings
+const SETTINGS: Settings = {"key": "", "port": 0, "tokenFile": "", "readyFile": "", "hookd": "", "module": "", "failOpen": false, "routes": {"tool_call": {"deadline": 55, "closed": true}, "input": {"deadline": 55, "closed": true}}}; // hookd:settings
 
 const HOST = "127.0.0.1";
 const START_S = 30; // `hookd up`'s budget (hookd.daemon.settings.START_BUDGET_S)

@@ -31,7 +31,10 @@ AUTH_FAILURE_DELAY_S: Final = 0.2
 
 _HOOK_PATH: Final = re.compile(rb"/hook/([A-Za-z][A-Za-z0-9_]{0,63})")
 _RECORD_PATHS: Final = {b"/record/start": "start", b"/record/stop": "stop"}
-_AGENT_PATH: Final = re.compile(rb"/agent/([a-z]{1,32}/[A-Za-z][A-Za-z0-9_]{0,63})")
+#: An agent event is a name, or dotted names (OpenCode's `tool.execute.before`).
+_AGENT_PATH: Final = re.compile(
+    rb"/agent/([a-z]{1,32}/[A-Za-z][A-Za-z0-9_]{0,63}(?:\.[A-Za-z][A-Za-z0-9_]{0,63}){0,3})"
+)
 _HOST_PORT: Final = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[^:\[\]]+))(?::\d{1,5})?")
 _LOOPBACK_NAMES: Final = frozenset({"localhost", "localhost."})
 _HOST_CACHE: Final = 256

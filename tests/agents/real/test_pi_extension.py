@@ -5,23 +5,16 @@ dialect, proven by a ready file naming the test process): a deny reaches the mod
 folder survives, a rewrite runs the new command, a prompt's context reaches the model, the
 token goes in the header. With no daemon proven (none, a stale start time, no answer within
 the deadline) the prompt is not run and every tool call is blocked with one line, unless the
-extension fails open.
-
-Last, the whole path: a real ``hookd`` daemon the extension starts itself with ``hookd up``
-(pi's dialect added to the daemon's table by a ``sitecustomize`` on its ``PYTHONPATH``, until
-hookd registers it).
+extension fails open. The real daemon, which the extension starts itself:
+tests/agents/real/test_pi.py.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from hookd.daemon.where import module_key, ready_file, state_dir, token_file
-from tests.agents.test_shim import free_port
-from tests.daemon.support import HOOKD, Box, hookd
 from tests.support.pi_daemon import stand_in
 from tests.support.pi_drive import PiBox, PiRun, drive
 
@@ -29,7 +22,6 @@ pytestmark = pytest.mark.real_cli
 
 ROOT = Path(__file__).resolve().parents[3]
 GUARD = ROOT / "tests" / "hooks" / "agent_guard.py"
-AGENTS_GUARD = ROOT / "conformance" / "hooks" / "agents_guard.py"
 ROUTES = {"tool_call": (10, True), "tool_result": (10, False), "input": (10, True)}
 STEPS = ["rm -rf victim_dir", "python -c 'print(1)' > py.txt", "echo ok > harmless.txt"]
 
@@ -112,50 +104,3 @@ def test_fail_open_lets_calls_run_without_a_daemon(tmp_path: Path) -> None:
                    ["echo ok > harmless.txt"])  # fmt: skip
     assert (box.project / "harmless.txt").read_text() == "ok\n"
     assert "hookd: the hookd daemon is not running" in run.stderr
-
-
-SITECUSTOMIZE = """
-from types import MappingProxyType
-
-import hookd.agents
-from hookd.agents import pi
-
-hookd.agents.DIALECTS = MappingProxyType({**hookd.agents.DIALECTS, "pi": pi.DIALECT})
-"""
-
-
-def test_the_extension_starts_a_real_daemon_and_obeys_it(tmp_path: Path) -> None:
-    hookd_box = Box(tmp_path / "hookd")
-    env = hookd_box.env()
-    module = hookd_box.project / ".hookd" / "agents_guard.py"
-    module.parent.mkdir(parents=True)
-    shutil.copy(AGENTS_GUARD, module)
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    key = module_key(str(module.resolve()))
-    port = free_port()
-    from hookd.agents import pi
-
-    source = pi.extension_source(
-        port=port,
-        token_file=token_file(state_dir(str(hookd_box.state / "hookd"), key)),
-        ready_file=ready_file(str(hookd_box.runtime / "hookd"), key),
-        hookd=HOOKD, module=str(module.resolve()), routes={"tool_call": (10, True)},
-    )  # fmt: skip
-    box = PiBox(tmp_path / "pi").make()
-    (box.project / "victim_dir").mkdir()
-    try:
-        run = drive(["rm -rf victim_dir", "echo ok > harmless.txt"], box=box,
-                    extensions={"hookd-pi.ts": source},
-                    env={**env, "HOME": str(box.home), "PYTHONPATH": str(site)})  # fmt: skip
-    finally:
-        down = hookd(hookd_box, "down", str(module))
-    assert run.returncode == 0, run.output
-    assert down.returncode == 0, down.stderr
-    assert (box.project / "victim_dir").is_dir()
-    assert (box.project / "harmless.txt").read_text() == "ok\n"
-    assert run.tool_results == [
-        "hookd-guard: rm -rf is not allowed here (asked by pi)",
-        "(no output)",
-    ]
