@@ -33,6 +33,7 @@ from hookd.agents.plugin_settings import read_settings
 from hookd.engine.call import HookCall
 from hookd.engine.verdict import Problem, Verdict
 from hookd.testing import Hooks, load
+from tests.serve.http.client import serve_http
 
 ROOT = Path(__file__).resolve().parents[2]
 GUARD = str(ROOT / "tests" / "hooks" / "agent_guard.py")
@@ -307,6 +308,7 @@ def test_plugin_source_fills_the_settings_line_and_nothing_else() -> None:
                       routes={"message.updated": (1, True)})  # fmt: skip
 
 
+@pytest.mark.req("R-A06")
 @pytest.mark.parametrize("agent", AGENTS)
 async def test_the_kit_fires_through_the_registered_dialect(agent: str) -> None:
     hooks = load(GUARD)
@@ -325,3 +327,16 @@ def test_the_plugin_keeps_no_secret_and_imports_only_node_built_ins() -> None:
     assert imports and all('from "node:' in line for line in imports)
     assert "Bearer ${secret}" in source  # the token goes into the request, read at call time
     assert re.findall(r"process\.env\.?\w*", source) == ["process.env.HOOKD_RECORD_ID"]
+
+
+@pytest.mark.req("R-A07")
+async def test_the_route_takes_opencodes_dotted_event_names(tmp_path: Path) -> None:
+    body = bash("kilo", "rm -rf victim_dir")
+    async with serve_http(tmp_path, hooks=GUARD) as served:
+        client = await served.client()
+        reply = await client.request("POST", "/agent/kilo/tool.execute.before",
+                                     json.dumps(body).encode())  # fmt: skip
+        odd = await client.request("POST", "/agent/kilo/tool..before", b"{}")
+    assert reply.status == 200 and reply.headers["x-hookd-exit"] == "0"
+    assert json.loads(reply.body) == {"decision": "deny", "reason": "no recursive deletes"}
+    assert odd.status == 404

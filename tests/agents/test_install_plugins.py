@@ -70,7 +70,7 @@ def tree(box: Box) -> list[Path]:
     return sorted(p for p in found if "__pycache__" not in p.parts and ".git" not in p.parts)
 
 
-@pytest.mark.req("R-A58")
+@pytest.mark.req("R-A80")
 @pytest.mark.parametrize("agent", PLUGIN_AGENTS)
 @pytest.mark.parametrize("scope", ["local", "user"])
 def test_the_plugin_names_the_daemon_and_no_secret(
@@ -103,7 +103,7 @@ def test_the_plugin_names_the_daemon_and_no_secret(
     assert ".pi" not in status.stdout
 
 
-@pytest.mark.req("R-A58")
+@pytest.mark.req("R-A80")
 def test_fail_open_opens_every_route(box: Box, module: Path) -> None:
     install(box, "--agent", "pi", "--fail-open")
     found = settings(plugin(box.project / FOLDERS["pi"]))
@@ -111,7 +111,7 @@ def test_fail_open_opens_every_route(box: Box, module: Path) -> None:
     assert not any(r["closed"] for r in found["routes"].values())
 
 
-@pytest.mark.req("R-A59")
+@pytest.mark.req("R-A81")
 @pytest.mark.parametrize("agent", PLUGIN_AGENTS)
 def test_uninstall_removes_exactly_the_plugin_and_the_folders_it_made(
     box: Box, module: Path, agent: str
@@ -128,7 +128,7 @@ def test_uninstall_removes_exactly_the_plugin_and_the_folders_it_made(
     assert "hookd" not in exclude
 
 
-@pytest.mark.req("R-A59")
+@pytest.mark.req("R-A81")
 def test_the_users_own_plugins_stay_as_they_are(box: Box, module: Path) -> None:
     folder = box.project / FOLDERS["opencode"]
     folder.mkdir(parents=True)
@@ -142,7 +142,7 @@ def test_the_users_own_plugins_stay_as_they_are(box: Box, module: Path) -> None:
     assert (folder / "mine.ts").read_text() == "export const Mine = async () => ({})\n"
 
 
-@pytest.mark.req("R-A59")
+@pytest.mark.req("R-A81")
 def test_a_file_of_that_name_that_is_not_hookds_is_refused(box: Box, module: Path) -> None:
     install(box, "--agent", "kilo")
     path = plugin(box.project / FOLDERS["kilo"])
@@ -180,7 +180,7 @@ hooks = {
 """
 
 
-@pytest.mark.req("R-A58")
+@pytest.mark.req("R-A80")
 def test_events_the_agent_never_sends_are_one_line(box: Box, module: Path) -> None:
     module.write_text(NOTIFYING)
     for agent, prompt in (("opencode", "chat.message"), ("pi", "input")):
@@ -208,7 +208,7 @@ def test_agent_all_takes_the_plugin_agents_on_path(box: Box, module: Path) -> No
     assert not (box.project / ".opencode").exists() and not (box.project / ".pi").exists()
 
 
-@pytest.mark.req("R-A64")
+@pytest.mark.req("R-A82")
 def test_status_and_doctor_know_the_plugins(box: Box, module: Path) -> None:
     install(box, "--agent", "opencode")
     install(box, "--agent", "pi", "--scope", "user")
@@ -240,7 +240,7 @@ hooks["UserPromptSubmit"] = [HookMatcher(hooks=[prompt])]
 """
 
 
-@pytest.mark.req("R-A64")
+@pytest.mark.req("R-A82")
 def test_an_event_added_later_is_named_for_the_plugin(box: Box, module: Path) -> None:
     install(box, "--agent", "kilo")
     module.write_text(module.read_text() + ADDED)

@@ -46,7 +46,7 @@ def _parsed(text: str) -> Any:
 
 
 def test_there_are_agent_transcripts() -> None:
-    assert {"gemini", "copilot", "qwen"} <= {p.stem for p in TRANSCRIPTS}
+    assert {"gemini", "copilot", "qwen", "opencode", "kilo", "pi"} <= {p.stem for p in TRANSCRIPTS}
 
 
 @pytest.mark.req("R-A33")

@@ -38,7 +38,7 @@ TOOLS_ONLY = "".join(
 )
 
 
-@pytest.mark.req("R-A60", "R-A61", "R-A62")
+@pytest.mark.req("R-A84", "R-A15")
 @pytest.mark.parametrize("agent", AGENTS)
 def test_the_plugin_guards_the_session_and_uninstall_gives_the_folder_back(
     tmp_path: Path, agent: str
@@ -71,7 +71,7 @@ def test_the_plugin_guards_the_session_and_uninstall_gives_the_folder_back(
         assert project.own.read_bytes() == own_before
 
 
-@pytest.mark.req("R-A63")
+@pytest.mark.req("R-A85")
 @pytest.mark.parametrize("agent", AGENTS)
 def test_a_daemon_that_cannot_start_still_stops_the_call(tmp_path: Path, agent: str) -> None:
     with plugin_project(tmp_path, agent, guard=TOOLS_ONLY) as project:

@@ -33,6 +33,7 @@ def victim(box: Box) -> Path:
     return kept
 
 
+@pytest.mark.req("R-A83")
 def test_the_plugin_asks_the_daemon_and_obeys(tmp_path: Path) -> None:
     box = Box(tmp_path)
     box.env()
@@ -66,6 +67,7 @@ def test_the_plugin_asks_the_daemon_and_obeys(tmp_path: Path) -> None:
     assert "run the tests first" in json.dumps(user)  # the prompt's context, a text part
 
 
+@pytest.mark.req("R-A83")
 def test_a_ready_file_of_another_start_time_gets_no_token(tmp_path: Path) -> None:
     box = Box(tmp_path)
     box.env()
@@ -82,6 +84,7 @@ def test_a_ready_file_of_another_start_time_gets_no_token(tmp_path: Path) -> Non
     assert result.endswith(f"is not running; port {daemon.port} may be another program's")
 
 
+@pytest.mark.req("R-A83")
 def test_fail_open_lets_the_call_run_without_a_daemon(tmp_path: Path) -> None:
     box = Box(tmp_path)
     box.env()

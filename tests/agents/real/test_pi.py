@@ -39,7 +39,7 @@ def run_pi(project: PluginProject, steps: list[str], **env: str) -> PiRun:
     return run
 
 
-@pytest.mark.req("R-A65", "R-A66")
+@pytest.mark.req("R-A86", "R-A15")
 def test_the_extension_guards_the_session_and_uninstall_gives_the_folder_back(
     tmp_path: Path,
 ) -> None:
@@ -72,7 +72,7 @@ def test_the_extension_guards_the_session_and_uninstall_gives_the_folder_back(
         assert project.own.read_bytes() == own_before
 
 
-@pytest.mark.req("R-A67")
+@pytest.mark.req("R-A87")
 def test_a_daemon_that_cannot_start_still_stops_the_call(tmp_path: Path) -> None:
     with plugin_project(tmp_path, "pi", guard=TOOLS_ONLY) as project:
         project.hookd("down", str(project.module))

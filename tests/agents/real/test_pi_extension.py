@@ -47,6 +47,7 @@ def _all_blocked(box: PiBox, run: PiRun, line: str) -> None:
         assert text.startswith("hookd: ") and line in text and "\n" not in text, text
 
 
+@pytest.mark.req("R-A83")
 def test_the_daemons_answers_are_obeyed(tmp_path: Path) -> None:
     box = _project(tmp_path / "pi")
     with stand_in(tmp_path / "daemon", GUARD) as daemon:
@@ -67,6 +68,7 @@ def test_the_daemons_answers_are_obeyed(tmp_path: Path) -> None:
     assert {h["authorization"] for _, _, h in daemon.received} == {f"Bearer {daemon.token}"}
 
 
+@pytest.mark.req("R-A83")
 def test_no_daemon_refuses_the_prompt(tmp_path: Path) -> None:
     box = _project(tmp_path / "pi")
     with stand_in(tmp_path / "daemon", GUARD) as daemon:
@@ -79,6 +81,7 @@ def test_no_daemon_refuses_the_prompt(tmp_path: Path) -> None:
     assert (box.project / "victim_dir" / "keep.txt").exists()
 
 
+@pytest.mark.req("R-A83")
 def test_a_listener_not_proven_is_never_sent_the_token(tmp_path: Path) -> None:
     box = _project(tmp_path / "pi")
     with stand_in(tmp_path / "daemon", GUARD) as daemon:
@@ -88,6 +91,7 @@ def test_a_listener_not_proven_is_never_sent_the_token(tmp_path: Path) -> None:
     _all_blocked(box, run, "is not running; port")
 
 
+@pytest.mark.req("R-A83")
 def test_no_answer_within_the_deadline_blocks(tmp_path: Path) -> None:
     box = _project(tmp_path / "pi")
     with stand_in(tmp_path / "daemon", GUARD) as daemon:
@@ -96,6 +100,7 @@ def test_no_answer_within_the_deadline_blocks(tmp_path: Path) -> None:
     _all_blocked(box, run, "no whole answer from the hookd daemon within 1s")
 
 
+@pytest.mark.req("R-A83")
 def test_fail_open_lets_calls_run_without_a_daemon(tmp_path: Path) -> None:
     box = _project(tmp_path / "pi")
     with stand_in(tmp_path / "daemon", GUARD) as daemon:
