@@ -101,7 +101,7 @@ def test_every_prompt_gets_the_house_rules():
     assert result.context == "Run the tests before you commit.", result
 
 
-AGENTS = ["claude", "codex", "gemini", "copilot", "qwen"]  # `hookd install --agent AGENT`
+AGENTS = ["claude", "codex", "gemini", "copilot", "qwen", "opencode", "kilo", "pi"]  # --agent
 
 
 @pytest.mark.parametrize("agent", AGENTS)

@@ -18,7 +18,7 @@ def test_new_writes_a_module_and_a_test_that_passes(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hooks.py", "test_hooks.py"]
     tests = run_pytest(tmp_path, "-p", "no:asyncio")
     assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert "15 passed" in tests.stdout  # 5, then the guard in each of the 5 agents twice
+    assert "21 passed" in tests.stdout  # 5, then the guard in each of the 8 agents twice
     check = run_console("check", "hooks.py", cwd=tmp_path)
     assert check.returncode == 0, check.stderr
     assert "destructive_commands" in check.stdout and "guard" in check.stdout
