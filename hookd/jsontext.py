@@ -323,10 +323,12 @@ class Document:
         self._splice([(at, at, f" {body}," if trailing else f"{sep}{body}")])
 
     def _line_end(self, at: int) -> int:
-        """Where a new line goes after ``at``: past a line comment on the same line."""
+        """Where a new line goes after ``at``: past comments that end on the same line."""
         end = self.text.find("\n", at)
         end = len(self.text) if end < 0 else end
         rest = self.text[at:end].strip(" \t\r")
+        while rest.startswith("/*") and "*/" in rest:  # `"a": 1 /* note */`: the note stays
+            rest = rest[rest.index("*/") + 2 :].lstrip(" \t\r")
         if rest and not rest.startswith("//"):
             return at
         return end - 1 if self.text[end - 1 : end] == "\r" else end

@@ -32,13 +32,21 @@
 # a refusal, garbage) it fails closed: exit 2 and one line on stderr, which every agent
 # reads as "do not run it". MODE "open" (for events that block nothing) exits 1 instead:
 # the agent shows the line and goes on; "pass" exits 0 (for an agent that denies on any
-# non-zero exit, as Copilot CLI does).
+# non-zero exit, as Copilot CLI does). "cancel" (for Cline, which reads only stdout and runs
+# the tool whatever the exit code) prints {"cancel": true, "errorMessage": "hookd: ..."} on
+# stdout and exits 0, as it does for any answer of the daemon's that is not exit 0.
 export LC_ALL=C # bytes, not characters: ${#body}, read -N; and "." in $EPOCHREALTIME
 trap '' PIPE    # a peer that hangs up makes the write fail (exit 2 below), not kill the shim
 port=$1 token_file=$2 target=$3 deadline=${4:-55} mode=${5:-closed} hookd=$6 module=$7
 ready=$8
 
 fail() {
+	local said
+	if [ "$mode" = cancel ]; then # a JSON string: no control byte, \ and " escaped
+		said=${1//[[:cntrl:]]/ } said=${said//\\/\\\\} said=${said//\"/\\\"}
+		printf '{"cancel": true, "errorMessage": "hookd: %s"}\n' "$said"
+		exit 0
+	fi
 	printf 'hookd: %s\n' "$1" >&2
 	case $mode in
 	open) exit 1 ;;
@@ -180,6 +188,9 @@ if ((10#$length > 0)); then
 fi
 case $code in
 0) printf '%s' "$answer" ;;
-*) printf '%s\n' "${answer%$'\n'}" >&2 ;;
+*)
+	[ "$mode" = cancel ] && fail "${answer#hookd: }"
+	printf '%s\n' "${answer%$'\n'}" >&2
+	;;
 esac
 exit "$code"

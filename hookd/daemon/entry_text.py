@@ -2,10 +2,12 @@
 
 The file is the user's: only hookd's entries are added or removed (:mod:`hookd.jsontext`),
 everything else keeps its bytes: comments, layout, line ends, a byte order mark, duplicate
-keys, numbers no float holds. Two shapes: Claude Code's (Codex, Gemini CLI and Qwen Code use
-it too), ``{"hooks": {EVENT: [{"matcher"?, "hooks": [HANDLER]}]}}``, and Copilot CLI's flat
-one, ``{"hooks": {EVENT: [HANDLER]}}`` with the command under ``bash``. A handler is hookd's
-when its URL or command carries the module's mark (:func:`hookd.daemon.settings.is_ours`).
+keys, numbers no float holds. Three shapes: Claude Code's (Codex, Gemini CLI and Qwen Code use
+it too), ``{"hooks": {EVENT: [{"matcher"?, "hooks": [HANDLER]}]}}``, Copilot CLI's flat
+one, ``{"hooks": {EVENT: [HANDLER]}}`` with the command under ``bash``, and Droid's, whose
+file is the event map itself, ``{EVENT: [{"matcher"?, "hooks": [HANDLER]}]}``. A handler is
+hookd's when its URL or command carries the module's mark
+(:func:`hookd.daemon.settings.is_ours`).
 """
 
 from __future__ import annotations
@@ -39,12 +41,16 @@ class InstallError(HookdError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Shape:
-    """How a file holds hooks: flat (Copilot CLI) or Claude Code's groups; with comments
-    (Gemini CLI and Qwen Code read JSON with comments); what a new file holds."""
+    """How a file holds hooks: flat (Copilot CLI) or Claude Code's groups; under ``hooks`` or,
+    ``root``, as the file's own keys (Droid's ``hooks.json``); with comments (Gemini CLI, Qwen
+    Code and Droid read JSON with comments), and trailing commas unless ``commas`` is false
+    (Droid ignores a whole file that has one); what a new file holds."""
 
     flat: bool = False
     comments: bool = False
     skeleton: Mapping[str, Any] = field(default_factory=dict)
+    root: bool = False
+    commas: bool = True
 
 
 CLAUDE = Shape()
@@ -60,7 +66,18 @@ def parse(data: bytes, path: Path, shape: Shape) -> Document:
         raise InstallError(f"{path}: not valid {kind} ({exc}); fix it or move it away") from None
     if doc.root is not None and doc.root.kind != "object":
         raise InstallError(f"{path}: the settings file must hold a JSON object")
+    if not shape.commas and doc.root is not None and _trailing_comma(doc.root):
+        raise InstallError(
+            f"{path}: a trailing comma, which makes the agent ignore the whole file; remove it"
+        )
     return doc
+
+
+def _trailing_comma(node: Node) -> bool:
+    last = node.entries[-1] if node.entries else None
+    if last is not None and last.comma is not None:
+        return True
+    return any(_trailing_comma(e.value) for e in node.entries)
 
 
 def _ours(handler: Node, key: str | None, shape: Shape) -> bool:
@@ -70,7 +87,9 @@ def _ours(handler: Node, key: str | None, shape: Shape) -> bool:
     return is_ours(value, key)
 
 
-def _hooks(doc: Document) -> Node | None:
+def _hooks(doc: Document, shape: Shape = CLAUDE) -> Node | None:
+    if shape.root:
+        return doc.root if doc.root is not None and doc.root.kind == "object" else None
     hooks = doc.root.member("hooks") if doc.root is not None else None
     return hooks if hooks is not None and hooks.kind == "object" else None
 
@@ -79,7 +98,7 @@ def _next(doc: Document, key: str | None, shape: Shape) -> tuple[Node, int] | No
     """Where the next handler marked ``key`` (any mark: None) is, as the container and index
     of what goes with it: the handler, its group when it is the group's only one, the event
     when that is the event's only group."""
-    hooks = _hooks(doc)
+    hooks = _hooks(doc, shape)
     if hooks is None:
         return None
     for e, event in enumerate(hooks.entries):
@@ -127,22 +146,23 @@ def merge(doc: Document, added: Mapping[str, list[Any]], shape: Shape) -> None:
     """Append ``added`` (by event) to the file's hooks; a clear error for a ``hooks`` that is
     not what the agent reads."""
     if doc.root is None:
-        doc.set_root({**shape.skeleton, "hooks": dict(added)})
+        doc.set_root({**shape.skeleton, **(dict(added) if shape.root else {"hooks": dict(added)})})
         return
-    if doc.root.member("hooks") is None:
+    if not shape.root and doc.root.member("hooks") is None:
         doc.append(doc.root, dict(added), "hooks")
         return
-    if _hooks(doc) is None:
+    if _hooks(doc, shape) is None:
         raise InstallError('"hooks" in the settings file is not an object')
     for event, items in added.items():
         for item in items:
-            hooks = _hooks(doc)
+            hooks = _hooks(doc, shape)
             assert hooks is not None
             current = hooks.member(event)
             if current is None:
                 doc.append(hooks, [item], event)
             elif current.kind != "array":
-                raise InstallError(f'"hooks.{event}" in the settings file is not a list')
+                where = event if shape.root else f"hooks.{event}"
+                raise InstallError(f'"{where}" in the settings file is not a list')
             else:
                 doc.append(current, item)
 
