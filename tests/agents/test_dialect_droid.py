@@ -2,9 +2,9 @@
 (tests/agents/fixtures/droid/, @factory/cli 0.225.1) decoded into Claude's vocabulary, and
 verdicts encoded into answers Droid obeys.
 
-The dialect is not registered in :data:`hookd.agents.DIALECTS` yet, so these tests call it
-directly: decode a payload, run the call through a real kernel with
-tests/hooks/agent_guard.py loaded, encode the verdict.
+These tests call the dialect directly: decode a payload, run the call through a real kernel
+with tests/hooks/agent_guard.py loaded, encode the verdict (the kit's ``fire(...,
+agent="droid")`` through the registered dialect: test_kit_droid_cline.py).
 """
 
 from __future__ import annotations
