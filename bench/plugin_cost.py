@@ -12,7 +12,8 @@ for ``conformance/hooks/agents_guard.py``, whose daemon is up (warm). Then, per 
   median kept. Printed: the median over rounds and the spread (lowest and highest round).
 * per run: the whole CLI run (three shell calls against the fake model, offline) with the
   plugin and with no plugin, interleaved, RUNS rounds after one warm-up: the medians, spread
-  and ratio.
+  and ratio, and the ratio of each round's two runs (the machine's load changes less within a
+  round than across rounds).
 """
 
 from __future__ import annotations
@@ -121,9 +122,11 @@ def per_run(agent: str, box: Box, runs: int) -> None:
                 seconds[kind].append(took)
             print(f"  round {n} {kind:6s} {took:.2f}s", flush=True)
     ratio = statistics.median(seconds["plugin"]) / statistics.median(seconds["none"])
+    paired = [p / n for p, n in zip(seconds["plugin"], seconds["none"], strict=True)]
     print(f"{agent} per run, with hookd's plugin: {_summary(seconds['plugin'], 's', 2)}")
     print(f"{agent} per run, no plugin: {_summary(seconds['none'], 's', 2)}")
-    print(f"{agent} per run, ratio of the medians: {ratio:.2f}x", flush=True)
+    print(f"{agent} per run, ratio of the medians: {ratio:.2f}x; per round: "
+          f"{_summary(paired, 'x', 2)}", flush=True)  # fmt: skip
 
 
 def main(argv: list[str]) -> int:

@@ -16,6 +16,10 @@ here gives a reason to trade that for failing open on the events that block noth
 
 Entries route every tool of an event (no matcher): the daemon matches the module's
 own matchers, so a matcher a later save adds is served without a new install.
+
+OpenCode, Kilo CLI and pi run no command hooks: their rows are of the ``plugin`` kind, a file
+hookd generates in the agent's plugin folder (:mod:`hookd.install.plugins`), named after the
+module's key.
 """
 
 from __future__ import annotations

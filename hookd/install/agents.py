@@ -7,7 +7,8 @@ its ``hooks`` object, and its mode, so ``uninstall`` takes back exactly what was
 The file holds this machine's absolute paths (the shim, hookd, the module, the token
 *file*), never a secret: it keeps its mode (0644 when new). Local scope refuses a file
 that git tracks (the paths are of one machine) and has git ignore it otherwise; project
-scope is refused (a shared file cannot name one machine's paths).
+scope is refused (a shared file cannot name one machine's paths). OpenCode, Kilo CLI and pi
+get hookd's plugin file instead of entries (:mod:`hookd.install.plugins`), recorded the same.
 """
 
 from __future__ import annotations

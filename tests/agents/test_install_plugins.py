@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from hookd.agents.plugin_settings import read_settings
-from tests.daemon.support import HOOKD, Box, hookd
+from tests.agents.test_shim import free_port
+from tests.daemon.support import HOOKD, Box, hookd, squatter
 
 HOOKS_DIR = Path(__file__).resolve().parents[1] / "hooks"
 PLUGIN_AGENTS = ("opencode", "kilo", "pi")
@@ -249,3 +250,13 @@ def test_an_event_added_later_is_named_for_the_plugin(box: Box, module: Path) ->
     (left_out,) = daemon["unrouted"]
     assert left_out["agent"] == "kilo" and left_out["events"] == ["UserPromptSubmit"]
     assert left_out["message"].startswith("kilo: UserPromptSubmit (chat.message) is in the module")
+
+
+@pytest.mark.req("R-A81")
+def test_a_daemon_that_cannot_start_takes_the_plugin_back(box: Box, module: Path) -> None:
+    port = free_port()
+    with squatter(port):  # another program on the port: the daemon cannot start
+        done = hookd(box, "install", "--agent", "pi", ".claude/hooks.py", "--port", str(port))
+    assert done.returncode == 1
+    assert "the daemon did not start" in done.stderr
+    assert not (box.project / ".pi").exists() and box.daemon_dirs() == []

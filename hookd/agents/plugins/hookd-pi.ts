@@ -1,76 +1,36 @@
 // hookd-pi: pi's (@mariozechner/pi-coding-agent) events, forwarded to the warm hookd daemon.
 //
-// A pi extension (project `.pi/extensions/hookd-pi.ts` or `~/.pi/agent/extensions/`), loaded by
-// pi at start-up with no prompt, Node built-ins only. It is the command shim
-// (hookd/agents/hookd-agent.sh) inside pi: each routed event is POSTed as JSON to
-// http://127.0.0.1:PORT/agent/pi/<pi event>, and the daemon's answer (status 200, the exit code
-// in x-hookd-exit, the body: JSON on exit 0, one line of text otherwise) becomes what pi obeys.
+// A pi extension (`hookd install --agent pi` writes it as .pi/extensions/hookd-KEY.ts, or into
+// ~/.pi/agent/extensions/), loaded by pi with no prompt; Node built-ins only. It is the command
+// shim (hookd/agents/hookd-agent.sh) inside pi: each event of SETTINGS.routes is POSTed as JSON
+// to http://127.0.0.1:PORT/agent/pi/<pi event>, and the daemon's answer (status 200, the exit
+// code in x-hookd-exit, a body of Content-Length bytes) is what pi obeys. hookd.agents.pi (its
+// docstring has the tables) decodes the body, Claude's field names with pi's values:
+// hook_event_name, session_id, transcript_path, cwd, model, and per event tool_name,
+// tool_input, tool_use_id, tool_response {content, details, is_error}, prompt, source,
+// stop_hook_active, last_assistant_message, reason. On exit 0 the answer is JSON: block,
+// reason (a tool call blocked, the reason the model's tool result; a result made an error; a
+// prompt not run; a follow-up prompt at agent_end), ask (a confirm where pi has a UI, else a
+// block), input (the arguments, replaced in place), context (for the model, after the result
+// or before the prompt), halt (a block, then ctx.abort()), systemMessage (shown). Exit 2 is a
+// deny, exit 1 a note shown to the user.
 //
-// The body (hookd.agents.pi decodes it; Claude's field names, pi's own values):
-//
-//   every event   hook_event_name (pi's: "tool_call"...), session_id, transcript_path (the
-//                 session file, "" when none), cwd, model (the model's id)
-//   tool_call     tool_name (pi's: "bash", "read", "edit", "write", "grep", "find", "ls" or an
-//                 extension's), tool_input (pi's arguments as they are), tool_use_id
-//   tool_result   the same, and tool_response: {content, details, is_error}
-//   input         prompt (the raw text), source ("interactive", "rpc", "extension")
-//   agent_end     stop_hook_active (true after this extension asked pi to go on),
-//                 last_assistant_message
-//   session_start source (pi's reason: "startup", "reload", "new", "resume", "fork")
-//   session_shutdown reason (pi's: "quit", "reload", "new", "resume", "fork")
-//
-// The answer on exit 0 (hookd.agents.pi encodes it; {} or nothing: no objection):
-//
-//   block, reason   tool_call: {block: true, reason} to pi (the model sees the reason);
-//                   tool_result: the result becomes an error with the reason appended;
-//                   input: the prompt is not run (the reason goes to the user);
-//                   agent_end: the reason is sent as a follow-up prompt (pi goes on)
-//   ask, reason     tool_call: ctx.ui.confirm where pi has a UI; a block without one (-p)
-//   input           tool_call: the arguments pi runs the tool with (replaced in place)
-//   context         text for the model: after the tool's result (tool_call, tool_result), or
-//                   a message before the prompt (input, session_start)
-//   halt, reason    stop: as a block, then ctx.abort()
-//   systemMessage   shown to the user (ctx.ui.notify, or a line on stderr in -p mode)
-//
-// Exit 2 is a deny (the body is the reason), exit 1 a note shown to the user.
-//
-// Who it talks to: only the daemon of READY_FILE, proven as the shim proves it. The daemon
-// writes that file (0600, in this user's 0700 runtime directory) once it listens: its pid, its
-// start time (field 22 of /proc/PID/stat) and its port, and removes it before it lets go of the
-// port. A live process of this user with that pid and that start time is the daemon that wrote
-// the file, and holds the port. The proof is checked before connecting and again once
-// connected (the same file, the same process); nothing is sent without it. The token is read
-// from TOKEN_FILE at each call: it is never on a command line nor in this file. With HOOKD and
-// MODULE, a daemon not proven is asked for (`HOOKD up MODULE --port PORT --quiet`), once at a
-// time, and the proof is checked again.
-//
-// One deadline per route (seconds) covers the exchange from the proof on: connect, request and
-// the whole answer of exactly Content-Length bytes. pi gives tool_call no timeout of its own.
-//
-// When no usable answer comes (no daemon, none proven, no whole answer in time, a refusal,
-// garbage) a closed route fails closed: the tool call is blocked with a one-line reason (the
-// model sees it), a prompt is not run. An open route (events that block nothing) shows the line
-// and goes on. SETTINGS.failOpen makes every route open. An error this file does not catch in
-// tool_call also blocks the call (pi's rule); one at load stops pi (`-p` exits 1).
-//
-// SETTINGS is the one line hookd writes when it installs this file; as shipped it names no
-// daemon, so every tool call is blocked until it is installed.
+// Who it talks to: only the daemon of SETTINGS.readyFile, proven as the shim proves it: the
+// file is ours, names the port, a pid and its start time (field 22 of /proc/PID/stat), and
+// that process is ours, alive and started then; checked before connecting and again once
+// connected. The token is read from SETTINGS.tokenFile at each call, never kept here. With
+// hookd and module, a daemon not proven is started (`hookd up MODULE --port PORT --quiet`,
+// once at a time) and proven again. Each route's deadline covers the whole exchange. With no
+// usable answer a closed route blocks (the model reads the one-line reason; a prompt is not
+// run), an open one shows the line; failOpen opens every route. As shipped, SETTINGS names no
+// daemon: every tool call is blocked until hookd installs this file.
 
 import { execFile } from "node:child_process";
 import { lstatSync, readFileSync, statSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 
 type Route = { deadline: number; closed: boolean };
-type Settings = {
-	key: string;
-	port: number;
-	tokenFile: string;
-	readyFile: string;
-	hookd: string;
-	module: string;
-	failOpen: boolean;
-	routes: Record<string, Route>;
-};
+type Settings = { key: string; port: number; tokenFile: string; readyFile: string; hookd: string; module: string; failOpen: boolean; routes: Record<string, Route> };
 type Json = Record<string, any>;
 type Answer = { exit: number; body: string };
 type Proof = { text: string; pid: number; ticks: string };
@@ -311,6 +271,16 @@ async function ask(event: string, body: Json): Promise<Outcome | null> {
 	}
 }
 
+/** The answer of an exit 0 (its systemMessage shown); any other outcome is only shown. */
+function answerOf(ctx: any, got: Outcome): Json | null {
+	if ("answer" in got) {
+		show(ctx, got.answer.systemMessage);
+		return got.answer;
+	}
+	show(ctx, "failed" in got ? got.failed : "note" in got ? got.note : got.deny);
+	return null;
+}
+
 function closed(event: string): boolean {
 	return !SETTINGS.failOpen && SETTINGS.routes[event]?.closed === true;
 }
@@ -399,26 +369,16 @@ export default function hookdPi(pi: any): void {
 		const texts = toolContext.get(event.toolCallId) ?? [];
 		toolContext.delete(event.toolCallId);
 		let isError: boolean | undefined;
-		const got = await ask("tool_result", {
-			...base(ctx),
-			tool_name: event.toolName,
-			tool_input: event.input,
-			tool_use_id: event.toolCallId,
-			tool_response: { content: event.content, details: event.details, is_error: event.isError },
-		});
-		if (got !== null) {
-			if ("failed" in got || "note" in got || "deny" in got) {
-				show(ctx, "failed" in got ? got.failed : "note" in got ? got.note : got.deny);
-			} else {
-				const a = got.answer;
-				show(ctx, a.systemMessage);
-				if (typeof a.context === "string" && a.context) texts.push(a.context);
-				if (a.block || a.halt) {
-					texts.push(String(a.reason || "a hookd hook objected to this result"));
-					isError = true;
-				}
-				if (a.halt) ctx.abort?.();
+		const response = { content: event.content, details: event.details, is_error: event.isError };
+		const got = await ask("tool_result", { ...base(ctx), tool_name: event.toolName, tool_input: event.input, tool_use_id: event.toolCallId, tool_response: response });
+		const a = got === null ? null : answerOf(ctx, got);
+		if (a !== null) {
+			if (typeof a.context === "string" && a.context) texts.push(a.context);
+			if (a.block || a.halt) {
+				texts.push(String(a.reason || "a hookd hook objected to this result"));
+				isError = true;
 			}
+			if (a.halt) ctx.abort?.();
 		}
 		if (!texts.length && isError === undefined) return undefined;
 		const content = [...(event.content ?? []), ...texts.map((text) => ({ type: "text", text }))];
@@ -452,16 +412,9 @@ export default function hookdPi(pi: any): void {
 	pi.on("agent_end", async (event: any, ctx: any) => {
 		const active = continuing;
 		continuing = false;
-		const got = await ask("agent_end", {
-			...base(ctx),
-			stop_hook_active: active,
-			last_assistant_message: lastText(event.messages),
-		});
-		if (got === null) return;
-		if (!("answer" in got)) return show(ctx, "failed" in got ? got.failed : "note" in got ? got.note : got.deny);
-		const a = got.answer;
-		show(ctx, a.systemMessage);
-		if (a.block && !a.halt && a.reason) {
+		const got = await ask("agent_end", { ...base(ctx), stop_hook_active: active, last_assistant_message: lastText(event.messages) });
+		const a = got === null ? null : answerOf(ctx, got);
+		if (a?.block && !a.halt && a.reason) {
 			// pi does not wait for agent_end's handlers: `pi -p` may have torn the session down
 			// by now (a stale ctx throws), and then there is no one to go on
 			try {
@@ -475,16 +428,12 @@ export default function hookdPi(pi: any): void {
 
 	pi.on("session_start", async (event: any, ctx: any) => {
 		const got = await ask("session_start", { ...base(ctx), source: event.reason });
-		if (got === null) return;
-		if (!("answer" in got)) return show(ctx, "failed" in got ? got.failed : "note" in got ? got.note : got.deny);
-		show(ctx, got.answer.systemMessage);
-		if (typeof got.answer.context === "string" && got.answer.context) promptContext.push(got.answer.context);
+		const a = got === null ? null : answerOf(ctx, got);
+		if (typeof a?.context === "string" && a.context) promptContext.push(a.context);
 	});
 
 	pi.on("session_shutdown", async (event: any, ctx: any) => {
 		const got = await ask("session_shutdown", { ...base(ctx), reason: event.reason });
-		if (got === null) return;
-		if (!("answer" in got)) return show(ctx, "failed" in got ? got.failed : "note" in got ? got.note : got.deny);
-		show(ctx, got.answer.systemMessage);
+		if (got !== null) answerOf(ctx, got);
 	});
 }
