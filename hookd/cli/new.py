@@ -101,7 +101,9 @@ def test_every_prompt_gets_the_house_rules():
     assert result.context == "Run the tests before you commit.", result
 
 
-AGENTS = ["claude", "codex", "gemini", "copilot", "qwen", "opencode", "kilo", "pi"]  # --agent
+AGENTS = [  # `hookd install --agent AGENT`
+    "claude", "codex", "gemini", "copilot", "qwen", "opencode", "kilo", "pi", "droid", "cline",
+]
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -110,7 +112,8 @@ def test_every_agent_is_refused_the_forbidden_command(agent):
         "PreToolUse", agent=agent, tool_name="Bash", tool_input={{"command": "rm -rf /"}}
     )
     assert result.decision == "deny", result
-    assert result.encoded.exit_code == 0 and result.encoded.stdout, result.encoded  # its deny
+    # its deny: on stdout with exit 0 (Droid's: exit 2, the reason on stderr)
+    assert result.encoded.stdout or result.encoded.exit_code == 2, result.encoded
 
 
 @pytest.mark.parametrize("agent", AGENTS)

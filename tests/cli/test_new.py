@@ -18,7 +18,7 @@ def test_new_writes_a_module_and_a_test_that_passes(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hooks.py", "test_hooks.py"]
     tests = run_pytest(tmp_path, "-p", "no:asyncio")
     assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert "21 passed" in tests.stdout  # 5, then the guard in each of the 8 agents twice
+    assert "25 passed" in tests.stdout  # 5, then the guard in each of the 10 agents twice
     check = run_console("check", "hooks.py", cwd=tmp_path)
     assert check.returncode == 0, check.stderr
     assert "destructive_commands" in check.stdout and "guard" in check.stdout
@@ -32,7 +32,7 @@ def test_a_guard_that_lets_rm_rf_through_fails_readably(tmp_path: Path) -> None:
     module.write_text(module.read_text().replace("[destructive_commands(), guard]", "[guard]"))
     tests = run_pytest(tmp_path, "-p", "no:asyncio")
     assert tests.returncode == 1
-    assert "7 failed, 8 passed" in tests.stdout  # the guard's 2 tests and the 5 agents' refusals
+    assert "12 failed, 13 passed" in tests.stdout  # the guard's 2 tests and 10 agents' refusals
     assert (
         "AssertionError: FireResult(PreToolUse: decision='none', output={}, "
         "hooks=[<hook_1 guard: ok, output={}>])"
@@ -51,7 +51,7 @@ def test_new_with_a_module_name_and_a_folder(tmp_path: Path) -> None:
     assert run_console("new", "folder", cwd=tmp_path).returncode == 0
     assert (tmp_path / "folder" / "test_hooks.py").is_file()
     tests = run_pytest(tmp_path, "-p", "no:asyncio")
-    assert "45 passed" in tests.stdout, tests.stdout + tests.stderr
+    assert "75 passed" in tests.stdout, tests.stdout + tests.stderr
 
 
 @pytest.mark.req("R-709")
@@ -62,7 +62,7 @@ def test_a_module_in_a_dot_folder_is_tested_from_where_pytest_looks(tmp_path: Pa
     assert "hookd install .claude/hooks.py" in done.stdout and "hookd serve" not in done.stdout
     assert sorted(p.name for p in (tmp_path / ".claude").iterdir()) == ["hooks.py"]
     tests = run_pytest(tmp_path, "-p", "no:asyncio")
-    assert "15 passed" in tests.stdout, tests.stdout + tests.stderr
+    assert "25 passed" in tests.stdout, tests.stdout + tests.stderr
 
 
 @pytest.mark.req("R-709")
