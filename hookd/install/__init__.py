@@ -3,7 +3,8 @@
 What ``hookd install`` writes for Claude Code is :mod:`~hookd.install.claude`; for the
 other agents, :mod:`~hookd.install.agents`, with each agent's file, entry shape and
 timeout unit in one row of :data:`hookd.install.agent_files.AGENT_CONFIGS` (OpenCode, Kilo
-CLI and pi: hookd's plugin file, :mod:`~hookd.install.plugins`). Every
+CLI and pi: hookd's plugin file, :mod:`~hookd.install.plugins`; Cline: a script per event,
+:mod:`~hookd.install.executables`). Every
 rewrite goes through :mod:`~hookd.install.settings_file` (the file's own text, a
 compare-and-swap), all or nothing (:mod:`~hookd.install.undo`). Read back:
 :mod:`~hookd.install.installed` (what is installed where), :mod:`~hookd.install.routes`

@@ -19,7 +19,9 @@ own matchers, so a matcher a later save adds is served without a new install.
 
 OpenCode, Kilo CLI and pi run no command hooks: their rows are of the ``plugin`` kind, a file
 hookd generates in the agent's plugin folder (:mod:`hookd.install.plugins`), named after the
-module's key.
+module's key. Droid's ``hooks.json`` holds entries with the event map at its root (``root``);
+Cline's row is of the ``executables`` kind, one script per event in its hooks folder
+(:mod:`hookd.install.executables`), whose shim prints a cancel when it cannot answer.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``hookd install --agent AGENT`` and ``uninstall --agent AGENT``: the module's entries in
-another agent CLI's hook file (Codex, Gemini CLI, Copilot CLI, Qwen Code).
+another agent CLI's hook file (Codex, Gemini CLI, Copilot CLI, Qwen Code, Droid).
 
 The same daemon, port and install record as the module's Claude Code install: the
 record remembers, per file, whether hookd created it (and the folders above it) and
@@ -8,7 +8,9 @@ The file holds this machine's absolute paths (the shim, hookd, the module, the t
 *file*), never a secret: it keeps its mode (0644 when new). Local scope refuses a file
 that git tracks (the paths are of one machine) and has git ignore it otherwise; project
 scope is refused (a shared file cannot name one machine's paths). OpenCode, Kilo CLI and pi
-get hookd's plugin file instead of entries (:mod:`hookd.install.plugins`), recorded the same.
+get hookd's plugin file instead of entries (:mod:`hookd.install.plugins`), recorded the same;
+Cline one script per event in its hooks folder (:mod:`hookd.install.executables`), the folder
+recorded. What Droid and Cline need checked or said besides: :mod:`hookd.install.agent_checks`.
 """
 
 from __future__ import annotations
