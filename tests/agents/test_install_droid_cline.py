@@ -412,3 +412,32 @@ def test_agent_all_takes_droid_and_cline_when_on_path(box: Box, module: Path) ->
     done = hookd(box, "uninstall", "--agent", "all", ".claude/hooks.py", env=env)
     assert done.returncode == 0, done.stderr
     assert not (box.project / ".factory").exists() and not (box.project / ".clinerules").exists()
+
+
+@pytest.mark.req("R-A73", "R-U13")
+def test_an_event_added_after_install_is_named_for_droid_and_cline(box: Box, module: Path) -> None:
+    from tests.daemon.test_reload import wait_for_count
+
+    install(box, "--agent", "droid", "--agent", "cline")
+    text = module.read_text()
+    module.write_text(
+        text.replace(
+            '    "SessionStart": [',
+            '    "Stop": [HookMatcher(hooks=[audit])],\n    "SessionStart": [',
+        )
+    )
+    (state,) = box.daemon_dirs()
+    wait_for_count(state / "daemon.log", "reload.done", 1, 30.0)
+    (status,) = json.loads(hookd(box, "status", "--json").stdout)
+    assert [(u["agent"], u["events"], u["file"]) for u in status["unrouted"]] == [
+        ("droid", ["Stop"], str(box.project / DROID)),
+        ("cline", ["Stop"], str(box.project / CLINE)),
+    ]
+    assert status["unrouted"][1]["message"].startswith(
+        "cline: Stop (TaskComplete) is in the module but not in .clinerules/hooks: "
+    )
+    install(box, "--agent", "droid", "--agent", "cline")  # again: routed now
+    assert cline_script(box, "TaskComplete").is_file() and "Stop" in json.loads(
+        (box.project / DROID).read_text()
+    )
+    assert json.loads(hookd(box, "status", "--json").stdout)[0]["unrouted"] == []
