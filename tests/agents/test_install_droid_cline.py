@@ -441,3 +441,16 @@ def test_an_event_added_after_install_is_named_for_droid_and_cline(box: Box, mod
         (box.project / DROID).read_text()
     )
     assert json.loads(hookd(box, "status", "--json").stdout)[0]["unrouted"] == []
+
+
+@pytest.mark.req("R-A72")
+def test_a_clinerules_file_of_rules_is_refused_in_one_line(box: Box, module: Path) -> None:
+    rules = box.project / ".clinerules"
+    rules.write_text("Always run the tests.\n")  # Cline's rules, as one file
+    done = hookd(box, "install", "--agent", "cline", ".claude/hooks.py", "--no-start")
+    assert done.returncode == 1
+    assert error_lines(done) == [
+        f"hookd install: error: {rules}: not a folder, where {rules / 'hooks'} would be; move "
+        "it away (or install with --scope user)"
+    ]
+    assert rules.read_text() == "Always run the tests.\n" and box.daemon_dirs() == []
