@@ -73,7 +73,7 @@ class _Watchdog:
         token = next(self._tokens)
         with self._cond:
             self._threads[token] = (threading.get_ident(), deadline)
-            self._start_locked(loop_thread=False)
+            self._start_locked()
             self._awake = True
             self._cond.notify()
         return token
@@ -87,15 +87,13 @@ class _Watchdog:
 
     # -- the watching thread -------------------------------------------------------------
 
-    def _wake(self, *, loop_thread: bool) -> None:
+    def _wake(self) -> None:
         with self._cond:
-            self._start_locked(loop_thread=loop_thread)
+            self._start_locked()
             self._awake = True
             self._cond.notify()
 
-    def _start_locked(self, *, loop_thread: bool) -> None:
-        if loop_thread and not self._loop_thread:
-            self._loop_thread = threading.get_ident()
+    def _start_locked(self) -> None:
         if not self._started:
             self._started = True
             threading.Thread(target=self._watch, name="hookd-watchdog", daemon=True).start()
@@ -141,6 +139,7 @@ class _Watchdog:
 
 
 _watchdog = _Watchdog()
+_get_ident = threading.get_ident
 
 
 @contextmanager
@@ -171,9 +170,10 @@ def step(
     watchdog = _watchdog
     if error is not None:
         deadline = max(deadline, time.monotonic() + CLEANUP_GRACE_S)
+    watchdog._loop_thread = _get_ident()  # the loop this step runs on (the kit may run several)
     watchdog._step_deadline = deadline
     if not watchdog._awake:
-        watchdog._wake(loop_thread=True)
+        watchdog._wake()
     try:
         yielded = run(coro.send, value) if error is None else run(coro.throw, error)
     except StopIteration as done:

@@ -216,5 +216,50 @@ async def test_busy_looping_async_hook_is_interrupted_and_answered_as_timeout() 
     assert (await _run(_quick)).output == {"systemMessage": "quick"}
 
 
+#: A process whose first hook ran on a trio loop in another thread (the kit's ``fire_sync``
+#: under asyncio does that), then a busy-looping hook on the main thread's loop.
+_TWO_LOOPS = """
+import threading, time, trio
+from hookd.core.context import HookContext
+from hookd.core.registry import Registry
+from hookd.engine.executor import Executor
+
+async def quick(i, t, c):
+    return None
+
+async def spin(i, t, c):
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        pass
+
+async def run(fn, timeout):
+    reg = Registry().add("Stop", fn, timeout=timeout)
+    ctx = HookContext(request_id="r", callback_id=reg.callback_id, event="Stop",
+                      tool_use_id=None, timeout_s=timeout, state={})
+    return await Executor(validate=False).run(reg, {}, None, ctx)
+
+other = threading.Thread(target=trio.run, args=(run, quick, 5.0))
+other.start()
+other.join()
+started = time.monotonic()
+outcome = trio.run(run, spin, 0.5)
+print(outcome.kind, round(time.monotonic() - started, 1))
+"""
+
+
+@pytest.mark.req("R-076")
+def test_a_busy_loop_is_interrupted_on_whichever_thread_runs_the_loop() -> None:
+    """The watchdog interrupts the thread the step runs on, not the first loop it saw."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _TWO_LOOPS], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    kind, seconds = done.stdout.splitlines()[-1].split()  # the last line: a log line may come first
+    assert kind == "timeout" and float(seconds) < 10, done.stdout
+
+
 async def _quick(i: Any, t: Any, c: Any) -> dict[str, Any]:
     return {"systemMessage": "quick"}
