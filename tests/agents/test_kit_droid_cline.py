@@ -30,12 +30,14 @@ def test_droid_gets_its_own_payload_and_a_deny_it_obeys(hooks: Hooks) -> None:
         "PreToolUse", agent="droid", tool_name="Bash", tool_input={"command": "rm -rf x"}
     )
     assert denied.decision == "deny" and denied.reason == f"{REASON} (asked by droid)"
+    assert denied.payload is not None and denied.encoded is not None
     assert denied.payload["tool_name"] == "Execute" and "tool_use_id" not in denied.payload
     assert (denied.encoded.exit_code, denied.encoded.stdout) == (2, b"")
     assert denied.encoded.stderr == f"{REASON} (asked by droid)"
     allowed = hooks.fire_sync(
         "PreToolUse", agent="droid", tool_name="Bash", tool_input={"command": "ls"}
     )
+    assert allowed.encoded is not None
     assert (allowed.decision, allowed.encoded.exit_code, allowed.encoded.stdout) == (
         "none", 0, b"",
     )  # fmt: skip
@@ -47,6 +49,7 @@ def test_cline_gets_its_own_payload_and_a_deny_that_replaces_the_call(hooks: Hoo
         "PreToolUse", agent="cline", tool_name="Bash", tool_input={"command": "rm -rf x"}
     )
     assert denied.decision == "deny" and denied.reason == f"{REASON} (asked by cline)"
+    assert denied.payload is not None and denied.encoded is not None
     assert denied.payload["hookName"] == "tool_call"
     assert denied.payload["tool_call"]["name"] == "run_commands"
     answer = denied.encoded.stdout_json
@@ -55,4 +58,4 @@ def test_cline_gets_its_own_payload_and_a_deny_that_replaces_the_call(hooks: Hoo
     assert f"hookd denied this command: {REASON} (asked by cline)" in command
     prompt = hooks.fire_sync("UserPromptSubmit", agent="cline", prompt="hello there")
     assert prompt.context == "hookd-guard is watching this session"
-    assert prompt.encoded.stdout == b""  # Cline reads no answer to a prompt
+    assert prompt.encoded is not None and prompt.encoded.stdout == b""  # Cline reads none

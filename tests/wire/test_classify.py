@@ -10,7 +10,8 @@ import pytest
 from hookd import wire
 
 BODY = {"subtype": "hook_callback", "callback_id": "hook_1", "input": {"x": 1}}
-RPC = {"jsonrpc": "2.0", "id": 7, "method": "hook_callback", "params": {"callback_id": "hook_1"}}
+PARAMS: dict[str, Any] = {"callback_id": "hook_1"}
+RPC: dict[str, Any] = {"jsonrpc": "2.0", "id": 7, "method": "hook_callback", "params": PARAMS}
 
 
 def test_requests_in_both_framings() -> None:
@@ -73,8 +74,8 @@ def test_anything_else_is_none(msg: Any) -> None:
 
 
 def test_with_payload_and_with_body_copy_in_either_framing() -> None:
-    control = {"type": "control_response", "response": {"subtype": "success", "request_id": "r",
-                                                         "response": {"hooks": {}}}}  # fmt: skip
+    control: dict[str, Any] = {"type": "control_response", "response": {
+        "subtype": "success", "request_id": "r", "response": {"hooks": {}}}}  # fmt: skip
     changed = wire.with_payload(control, {"hooks": {"Stop": []}})
     assert changed["response"]["response"] == {"hooks": {"Stop": []}}
     assert control["response"]["response"] == {"hooks": {}}
