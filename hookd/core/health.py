@@ -156,6 +156,8 @@ class Health:
     def __init__(self, policy: Quarantine | None = None) -> None:
         self.policy = policy if policy is not None else Quarantine()
         self._sick: collections.OrderedDict[Key, Sick] = collections.OrderedDict()
+        #: The records themselves (read only): empty when all is well, the hot path's test.
+        self.records: Mapping[Key, Sick] = self._sick
 
     def __bool__(self) -> bool:
         return bool(self._sick)

@@ -76,8 +76,10 @@ class Kernel:
         layers: Sequence[Layer] = (),
         observers: Sequence[Observer] = (),
     ) -> None:
-        fixed = registry if isinstance(registry, Registry) else None
-        self._source: RegistrySource = (lambda: fixed) if fixed is not None else registry  # type: ignore[assignment]
+        self._fixed = registry if isinstance(registry, Registry) else None
+        self._source: RegistrySource = (
+            registry if not isinstance(registry, Registry) else (lambda: self._fixed)
+        )
         self.validate = validate
         self.executor = Executor(validate=validate)
         self.stats = Stats()
@@ -89,6 +91,9 @@ class Kernel:
         # only the layers that do something at each step are called (the usual call: two)
         self._admitters = [x for x in self.layers if type(x).admit is not Layer.admit]
         self._settlers = [x for x in self.layers if type(x).settle is not Layer.settle]
+        # the layers with something to settle, per event, for named and for merged calls
+        self._named_plan: dict[str, list[Layer]] = {}
+        self._merged_plan: dict[str, list[Layer]] = {}
         self.observers: list[Observer] = [HookCounts(self.stats), *observers]
         self._runs = Runs(self.executor, self._finish)
         self._decisions: DecisionLog | None = None
@@ -138,24 +143,46 @@ class Kernel:
             return self.expired(waiting)
         return None
 
-    def answer(self, call: HookCall) -> Verdict | Waiting:
-        """Admit ``call`` and run it as far as it goes without waiting."""
+    def answer(self, call: HookCall, inline: Registration | None = None) -> Verdict | Waiting:
+        """Admit ``call`` and run it as far as it goes without waiting.
+
+        ``inline``: the registration of the hook ``call`` names, already looked up in the
+        kernel's own (fixed) registry by a caller that checked it runs inline (the stdio
+        reader: :meth:`Executor.inline`)."""
         started = time.perf_counter()
-        registry = self._source()
+        registry = self._fixed if self._fixed is not None else self._source()
         try:
+            if registry is None:
+                gone = Problem("unavailable", "no hooks loaded (the module failed to load)")
+                return self._problem(call, registry, gone, started)
+            if call.callback_id is not None:  # one named hook: the stdio reader's fast path
+                reg = inline if inline is not None else registry.get(call.callback_id)
+                if reg is None:
+                    text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
+                    return self._problem(call, registry, Problem("unknown_callback", text), started)
+                for layer in self._admitters:
+                    refused = layer.admit(call, reg.event)
+                    if refused is not None:
+                        return self._problem(call, registry, refused, started)
+                began = self._runs.named(call, registry, reg, started, inline is not None)
+                if type(began) is not Verdict:
+                    return began
+                # _settle, written out: this runs for every call the stdio reader answers
+                settlers = self._named_plan.get(began.event)
+                if settlers is None:
+                    settlers = self._settlers_of(began.event, named=True)
+                for layer in settlers:
+                    began = layer.settle(call, registry, began)
+                done = Finished(call, began, registry, (time.perf_counter() - started) * 1000)
+                for observer in self.observers:
+                    observer.finished(done)
+                return began
             admitted = self._admit(call, registry)
             if isinstance(admitted, Problem):
                 return self._problem(call, registry, admitted, started)
-            assert registry is not None
-            reg, selected = admitted
-            if reg is not None:
-                began = self._runs.named(call, registry, reg, started)
-                if isinstance(began, Verdict):
-                    return self._settle(call, registry, began, started)
-                return began
-            if not selected:
+            if not admitted:
                 return self._settle(call, registry, Verdict(call.event), started)
-            return Waiting(call, registry, selected, started)
+            return Waiting(call, registry, admitted, started)
         except Exception as exc:  # a fault in hookd itself: the call's problem, once
             return self._internal(call, registry, exc, started)
 
@@ -164,7 +191,8 @@ class Kernel:
         try:
             ran = await self._runs.run(waiting)
             if isinstance(ran, Verdict):
-                return self._settle(waiting.call, waiting.registry, ran, waiting.started)
+                settlers = self._settlers_of(ran.event, named=waiting.reg is not None)
+                return self._settle(waiting.call, waiting.registry, ran, waiting.started, settlers)
             # answered while shadow hooks run: they finish the call when they end
             ran.verdict = self._layered(waiting.call, waiting.registry, ran.verdict)
             return ran.verdict
@@ -180,24 +208,14 @@ class Kernel:
     # -- the steps ----------------------------------------------------------------------
 
     def _admit(
-        self, call: HookCall, registry: Registry | None
-    ) -> Problem | tuple[Registration | None, list[tuple[Registration, str | None]]]:
-        """The call's hook (named) or hooks (selected), or why it cannot run."""
-        if registry is None:
-            return Problem("unavailable", "no hooks loaded (the module failed to load)")
-        reg: Registration | None = None
-        if call.callback_id is not None:
-            reg = registry.get(call.callback_id)
-            if reg is None:
-                text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
-                return Problem("unknown_callback", text)
-        event = reg.event if reg is not None else call.event
+        self, call: HookCall, registry: Registry
+    ) -> Problem | list[tuple[Registration, str | None]]:
+        """The hooks the event's matchers select (and ``can_use_tool``, when asked), or why
+        the call cannot run."""
         for layer in self._admitters:
-            problem = layer.admit(call, event)
+            problem = layer.admit(call, call.event)
             if problem is not None:
                 return problem
-        if reg is not None:
-            return reg, []
         selected = select(registry, call.event, call.input)
         if call.ask_permission and call.event == PERMISSION_REQUEST:
             fn = registry.can_use_tool
@@ -205,15 +223,38 @@ class Kernel:
                 selected.append(
                     (permission_registration(fn, call.event, registry.default_timeout_s), None)
                 )
-        return None, selected
+        return selected
 
     def _settle(
-        self, call: HookCall, registry: Registry, verdict: Verdict, started: float
+        self,
+        call: HookCall,
+        registry: Registry,
+        verdict: Verdict,
+        started: float,
+        settlers: Sequence[Layer] | None = None,
     ) -> Verdict:
         """The layers' last word on the verdict; then every observer sees the call."""
-        verdict = self._layered(call, registry, verdict)
-        self._finish(call, registry, verdict, started)
+        if settlers is None:
+            settlers = self._settlers_of(verdict.event, named=False)
+        for layer in settlers:
+            verdict = layer.settle(call, registry, verdict)
+        done = Finished(call, verdict, registry, (time.perf_counter() - started) * 1000)
+        for observer in self.observers:
+            observer.finished(done)
         return verdict
+
+    def _settlers_of(self, event: str, *, named: bool) -> list[Layer]:
+        """The layers with something to settle for a verdict on ``event`` (found once each)."""
+        plan = self._named_plan if named else self._merged_plan
+        found = plan.get(event)
+        if found is None:
+            found = [
+                x for x in self._settlers
+                if (x.events is None or event in x.events) and not (named and x.merged_only)
+            ]  # fmt: skip
+            if len(plan) < 1024:  # events are few; an agent's odd name is not kept
+                plan[event] = found
+        return found
 
     def _layered(self, call: HookCall, registry: Registry, verdict: Verdict) -> Verdict:
         for layer in self._settlers:

@@ -38,7 +38,14 @@ SESSION_END = "SessionEnd"
 
 
 class Layer:
-    """A step around every call; the base class lets everything through unchanged."""
+    """A step around every call; the base class lets everything through unchanged.
+
+    ``merged_only``: the layer's :meth:`settle` has nothing to do for a call that names
+    one hook; ``events``: the only events whose verdicts it settles (None: every event).
+    The kernel leaves a layer out of the calls it has nothing to do for."""
+
+    merged_only = False
+    events: frozenset[str] | None = None
 
     def admit(self, call: HookCall, event: str) -> Problem | None:
         """Why ``call`` (of ``event``: the named hook's) must not run, or None."""
@@ -57,22 +64,32 @@ class InputCheck(Layer):
         self._warned: set[str] = set()
 
     def admit(self, call: HookCall, event: str) -> Problem | None:
-        problem = self.check(event, call.input)
+        if not self.validate:
+            return None
+        if event not in EVENT_SPECS:
+            self._unknown(event)
+        problem = check_input(event, call.input)
         return None if problem is None else Problem("invalid_input", problem)
 
     def check(self, event: str, input_data: dict[str, Any]) -> str | None:
         """What is wrong with a hook's input, or None."""
         if not self.validate:
             return None
-        if event not in EVENT_SPECS and event not in self._warned:
+        if event not in EVENT_SPECS:
+            self._unknown(event)
+        return check_input(event, input_data)
+
+    def _unknown(self, event: str) -> None:
+        if event not in self._warned:
             self._warned.add(event)
             log.warning("event.unknown", _event=event, note="input passed through unchecked")
-        return check_input(event, input_data)
 
 
 class OutputCheck(Layer):
     """A merged output (several hooks' answers, or the session's notes added) is checked
     again: a merge hookd got wrong is its own fault, never an answer the agent misreads."""
+
+    merged_only = True
 
     def __init__(self, validate: bool) -> None:
         self.validate = validate
@@ -93,6 +110,8 @@ class OutputCheck(Layer):
 
 class SessionState(Layer):
     """After a SessionEnd, the state its session kept is freed."""
+
+    events = frozenset({SESSION_END})
 
     def settle(self, call: HookCall, registry: Registry, verdict: Verdict) -> Verdict:
         if verdict.event == SESSION_END:

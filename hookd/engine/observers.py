@@ -46,16 +46,24 @@ class HookCounts:
         self.stats = stats
 
     def finished(self, done: Finished) -> None:
-        call, verdict, registry = done.call, done.verdict, done.registry
+        verdict = done.verdict
         stats = self.stats
         stats.requests += 1
-        health = registry.health if registry is not None else None
-        for runs in (verdict.ran, verdict.shadow):
-            for ran in runs:
-                outcome = ran.answer.outcome
-                stats.hook(ran.reg.callback_id, outcome, ran.elapsed_ms, call.agent)
-                if health is not None and (outcome != "ok" or health):
-                    quarantine.count(health, quarantine.key(call, ran.reg), ran.reg, ran.answer)
+        runs = verdict.ran
+        if verdict.shadow:
+            runs = [*runs, *verdict.shadow]
+        elif not runs:
+            return
+        registry = done.registry
+        health = None if registry is None else registry.health
+        sick = health is not None and bool(health.records)  # records to forgive: rare
+        agent = done.call.agent
+        for ran in runs:
+            outcome = ran.answer.outcome
+            stats.hook(ran.reg.callback_id, outcome, ran.elapsed_ms, agent)
+            if health is not None and (sick or outcome != "ok"):
+                found = quarantine.key(done.call, ran.reg)
+                quarantine.count(health, found, ran.reg, ran.answer)
 
 
 class DecisionNotes:

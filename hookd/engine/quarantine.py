@@ -3,8 +3,9 @@
 Only a hook that did not answer in time costs the agent waiting, so only timeouts count
 (:data:`FAILURES`); an answer forgives them, and a withdrawn call or a quarantined one
 (:data:`NEUTRAL`) does neither. A quarantined hook still runs, on the quarantine's leash
-(:func:`leash`); a timeout on the leash is answered ``quarantined`` at once
-(:func:`on_leash`). The records themselves are :class:`hookd.core.health.Health`'s.
+(:meth:`hookd.core.health.Health.leash`); a timeout on the leash is answered
+``quarantined`` at once (:func:`on_leash`). The records are
+:class:`hookd.core.health.Health`'s.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from hookd.core.policy import Answer, Outcome, describe
 from hookd.core.registry import Registration
 from hookd.engine.call import HookCall
 
-__all__ = ["FAILURES", "NEUTRAL", "count", "key", "leash", "on_leash"]
+__all__ = ["FAILURES", "NEUTRAL", "count", "key", "on_leash"]
 
 log = structlog.get_logger("hookd.handler")
 
@@ -31,11 +32,6 @@ NEUTRAL: Final = frozenset({"quarantined", "blocked:quarantined", "cancelled"})
 def key(call: HookCall, reg: Registration) -> Key:
     """Whose health record a call counts towards: its agent's session's, for this hook."""
     return (call.agent, call.session_id or "", reg.callback_id)
-
-
-def leash(health: Health, call: HookCall, reg: Registration) -> Sick | None:
-    """The quarantine ``reg`` is under in ``call``'s session, or None (the usual case)."""
-    return health.leash(key(call, reg)) if health else None
 
 
 def on_leash(health: Health, reg: Registration, sick: Sick, outcome: Outcome) -> Outcome:

@@ -81,11 +81,18 @@ class Runs:
     # -- one named hook -----------------------------------------------------------------
 
     def named(
-        self, call: HookCall, registry: Registry, reg: Registration, started: float
+        self,
+        call: HookCall,
+        registry: Registry,
+        reg: Registration,
+        started: float,
+        inline: bool = False,
     ) -> Verdict | Waiting:
-        """The named hook run inline up to its first yield when it can be, else waiting."""
-        sick = quarantine.leash(registry.health, call, reg)
-        if not self.executor.inline(reg):
+        """The named hook run inline up to its first yield when it can be (``inline``: the
+        caller checked it can), else waiting."""
+        health = registry.health
+        sick = health.leash(quarantine.key(call, reg)) if health.records else None
+        if not (inline or self.executor.inline(reg)):
             return self._waiting(call, registry, started, reg, sick=sick)
         ctx = self._context(call, reg, registry, leashed=sick is not None)
         began = self.executor.begin(reg, call.input, call.tool_use_id, ctx, checked=True)
@@ -115,7 +122,7 @@ class Runs:
         if sick is not None:
             outcome = quarantine.on_leash(registry.health, reg, sick, outcome)
         answer = resolve(reg, outcome)
-        ran = Ran(reg, answer, _since(started))
+        ran = Ran(reg, answer, (time.perf_counter() - started) * 1000)
         if reg.shadow:
             empty = Ran(reg, Answer("ok", {}, None, "", reg.event), ran.elapsed_ms)
             return Verdict(reg.event, [empty], {}, shadow=[ran])
@@ -149,7 +156,7 @@ class Runs:
         health = registry.health
 
         async def run(reg: Registration, input_data: dict[str, Any]) -> Outcome:
-            sick = quarantine.leash(health, call, reg)
+            sick = health.leash(quarantine.key(call, reg)) if health.records else None
             ctx = self._context(
                 call, reg, registry, input_data, tool_use_id, leashed=sick is not None
             )
@@ -332,7 +339,3 @@ def _filled(outcome: Outcome, tool_input: dict[str, Any]) -> dict[str, Any]:
 
 def _empty(reg: Registration) -> Answer:
     return Answer("ok", {}, None, "", reg.event)
-
-
-def _since(started: float) -> float:
-    return (time.perf_counter() - started) * 1000

@@ -17,12 +17,17 @@ class RequestLines:
     """Logs each finished call (:func:`hookd.logs.request_line`: cheap on the hot path)."""
 
     def finished(self, done: Finished) -> None:
-        call = done.call
+        call, verdict = done.call, done.verdict
+        ran = verdict.ran
+        if len(ran) == 1 and verdict.problem is None and not verdict.conflicts:
+            outcome = ran[0].answer.outcome  # one hook's call: the usual case
+        else:
+            outcome = verdict.outcome
         hookd_log.request_line(
             call.request_id,
             call.callback_id,
-            event=done.verdict.event,
+            event=verdict.event,
             method=call.via,
-            outcome=done.verdict.outcome,
+            outcome=outcome,
             elapsed_ms=round(done.elapsed_ms * 1000) / 1000,  # to the microsecond
         )

@@ -18,7 +18,7 @@ import structlog
 import trio
 
 from hookd import wire
-from hookd.core.registry import Registry
+from hookd.core.registry import Registration, Registry
 from hookd.engine.kernel import Kernel
 from hookd.engine.verdict import Verdict
 from hookd.serve.config import ServeConfig
@@ -175,13 +175,15 @@ class Server:
         ):
             reg = self.registry.get(decoded.body.callback_id)
             if reg is not None and self.kernel.executor.inline(reg):
-                return self._inline(decoded, decoded.body, len(line))
+                return self._inline(decoded, decoded.body, reg, len(line))
         self._router.on_message(decoded, line, None)
         return None
 
     # -- trio hooks, inline -------------------------------------------------
 
-    def _inline(self, call: wire.Call, body: wire.HookCallback, size: int) -> Yielded | None:
+    def _inline(
+        self, call: wire.Call, body: wire.HookCallback, reg: Registration, size: int
+    ) -> Yielded | None:
         """Answer a trio hook's call at once; None, unless the hook yielded to trio.
 
         A hook that waits (sleeps, does I/O) would hand the reading over to a
@@ -192,7 +194,7 @@ class Server:
         key: Key = (call.framing, call.request_id)
         if self._router.refused(call, key, None, size):
             return None
-        began = self.kernel.answer(hook_call(call, body, self._router.arrived))
+        began = self.kernel.answer(hook_call(call, body, self._router.arrived), reg)
         if not isinstance(began, Verdict):
             return Yielded(call, key, began, began.started, size)
         self._replies.finish(call.framing, call.request_id, None, callback_answer(began))

@@ -81,8 +81,12 @@ def hook_call(call: wire.Call, body: wire.HookCallback, arrived: float) -> HookC
         call.request_id,
         arrived,
         body.callback_id,
-        via="hook_callback",
-    )
+        "claude",
+        False,
+        None,
+        None,
+        "hook_callback",
+    )  # positional: the reader's hot path
 
 
 def callback_answer(verdict: Verdict) -> Answer:

@@ -18,7 +18,7 @@ def test_hookd_test_runs_the_starter_tests_hookd_new_wrote(tmp_path: Path) -> No
     assert f"next: run `hookd test {tmp_path}/test_hooks.py`" in wrote.stdout
     done = hookd("test", "-q", "-p", "no:cacheprovider", "-p", "no:asyncio", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "15 passed" in done.stdout
+    assert "25 passed" in done.stdout
     failing = hookd("test", "-q", "-k", "nothing_is_called_this", cwd=tmp_path)
     assert failing.returncode == 5  # pytest's own exit code: no test ran
 

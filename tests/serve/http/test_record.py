@@ -60,7 +60,7 @@ async def test_a_recorded_http_session_replays_green_and_a_changed_answer_fails(
     assert entries[-2]["raw"] == "{oops"
     green = replay(path)
     assert green.returncode == 0, green.stdout + green.stderr
-    assert f"PASS {path}: 6/6 answers match (http)" in green.stdout
+    assert f"PASS {path}: 6/6 answers match, 6 requests sent over HTTP" in green.stdout
     changed = text.replace('"no rm"', '"no rm at all"')
     broken = tmp_path / "broken.jsonl"
     broken.write_text(changed)
