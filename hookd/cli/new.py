@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
+from hookd.install.agent_files import OTHER_AGENTS
+
 __all__ = ["add_new_parser", "new_main", "starter_files"]
 
 DESCRIPTION = """\
@@ -200,8 +202,8 @@ def new_main(args: argparse.Namespace) -> int:
     module, test = files
     print(f"wrote {module} and {test}")
     print(f"next: run `hookd test {test}`, edit {module} and its tests; then guard Claude "
-          f"Code with `hookd install {module}` (other agents: add --agent codex, gemini, "
-          "copilot, qwen or all)")  # fmt: skip
+          f"Code with `hookd install {module}` (other agents: add --agent "
+          f"{', '.join(OTHER_AGENTS)} or all)")  # fmt: skip
     if importlib.util.find_spec("pytest") is None:
         from hookd.cli.pytest_runner import install_hint
 
