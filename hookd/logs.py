@@ -238,19 +238,21 @@ class _RequestLine(msgspec.Struct):
 def request_line(
     request_id: str | int | None,
     callback_id: str | None,
-    *,
     event: str | None,
     method: str,
     outcome: str,
+    *,
     elapsed_ms: float,
 ) -> None:
-    """The one ``request.completed`` line per request, on the hot path.
+    """The one ``request.completed`` line per request, on the hot path (``elapsed_ms`` is
+    written to the microsecond).
 
     Encoded straight into the log buffer; in console format (or when info is
     filtered out) it defers to structlog.
     """
     if not _info_enabled:
         return
+    elapsed_ms = round(elapsed_ms * 1000) / 1000
     if _sink is None:
         structlog.get_logger("hookd").info(
             "request.completed",

@@ -54,6 +54,8 @@ __all__ = [
 log = structlog.get_logger("hookd.executor")
 
 _json_encode: Final = msgspec.json.Encoder().encode
+_COROUTINE: Final = types.CoroutineType
+_copy_context: Final = contextvars.copy_context
 _UNENCODABLE: Final = (TypeError, ValueError, OverflowError, RecursionError)
 
 
@@ -96,7 +98,6 @@ class Executor:
         input_data: dict[str, Any],
         tool_use_id: str | None,
         ctx: HookContext,
-        *,
         checked: bool = False,
     ) -> Outcome | Paused | None:
         """Run ``reg`` inline, up to its first yield to trio; None if it does not run inline.
@@ -110,9 +111,9 @@ class Executor:
         try:
             arg = input_data if reg.input_type is None else _typed_input(reg, input_data)
             awaitable = reg.callback(arg, tool_use_id, ctx)
-            if type(awaitable) is not types.CoroutineType and not inspect.iscoroutine(awaitable):
+            if type(awaitable) is not _COROUTINE and not inspect.iscoroutine(awaitable):
                 return Paused(awaitable, None, None)
-            context = contextvars.copy_context()
+            context = _copy_context()
             done, value = step(awaitable, ctx.deadline, context.run)
         except BaseException as exc:
             return _caught(reg, ctx, exc)

@@ -43,7 +43,7 @@ from hookd.engine.call import CAN_USE_TOOL, HookCall, PermissionCall
 from hookd.engine.decisions import DecisionLog
 from hookd.engine.dispatch import select
 from hookd.engine.executor import Executor
-from hookd.engine.layers import InputCheck, Layer, OutputCheck, SessionState
+from hookd.engine.layers import InputCheck, Layer, OutputCheck, SessionState, Settle
 from hookd.engine.observers import DecisionNotes, Finished, HookCounts, Observer
 from hookd.engine.permission import permission_registration
 from hookd.engine.runs import Runs, Waiting
@@ -88,13 +88,16 @@ class Kernel:
         self.layers: list[Layer] = [
             self.input_check, *layers, OutputCheck(validate), SessionState()
         ]  # fmt: skip
-        # only the layers that do something at each step are called (the usual call: two)
-        self._admitters = [x for x in self.layers if type(x).admit is not Layer.admit]
-        self._settlers = [x for x in self.layers if type(x).settle is not Layer.settle]
-        # the layers with something to settle, per event, for named and for merged calls
-        self._named_plan: dict[str, list[Layer]] = {}
-        self._merged_plan: dict[str, list[Layer]] = {}
-        self.observers: list[Observer] = [HookCounts(self.stats), *observers]
+        # only the layers that do something at each step are called (the usual call: one)
+        self._admitters = [
+            x.admit for x in self.layers if type(x).admit is not Layer.admit and x.acts
+        ]  # fmt: skip
+        self._settlers = [x for x in self.layers if type(x).settle is not Layer.settle and x.acts]
+        # the layers' settle steps, per event, for named and for merged calls (found once each)
+        self._named_plan: dict[str, list[Settle]] = {}
+        self._merged_plan: dict[str, list[Settle]] = {}
+        self._observers: list[Observer] = [HookCounts(self.stats), *observers]
+        self._tell = [o.finished for o in self._observers]
         self._runs = Runs(self.executor, self._finish)
         self._decisions: DecisionLog | None = None
 
@@ -103,9 +106,15 @@ class Kernel:
         """The registry calls are answered from now."""
         return self._source()
 
+    @property
+    def observers(self) -> tuple[Observer, ...]:
+        """Who is told of every finished call, in order."""
+        return tuple(self._observers)
+
     def observe(self, observer: Observer) -> None:
         """Add an observer (told of every call finished from now on)."""
-        self.observers.append(observer)
+        self._observers.append(observer)
+        self._tell.append(observer.finished)
 
     @property
     def decisions(self) -> DecisionLog | None:
@@ -114,7 +123,8 @@ class Kernel:
 
     @decisions.setter
     def decisions(self, decisions: DecisionLog | None) -> None:
-        self.observers = [o for o in self.observers if not isinstance(o, DecisionNotes)]
+        self._observers = [o for o in self._observers if not isinstance(o, DecisionNotes)]
+        self._tell = [o.finished for o in self._observers]
         self._decisions = decisions
         if decisions is not None:
             self.observe(DecisionNotes(decisions))
@@ -160,29 +170,29 @@ class Kernel:
                 if reg is None:
                     text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
                     return self._problem(call, registry, Problem("unknown_callback", text), started)
-                for layer in self._admitters:
-                    refused = layer.admit(call, reg.event)
+                event = reg.event
+                for admit in self._admitters:
+                    refused = admit(call, event)
                     if refused is not None:
                         return self._problem(call, registry, refused, started)
                 began = self._runs.named(call, registry, reg, started, inline is not None)
                 if type(began) is not Verdict:
                     return began
                 # _settle, written out: this runs for every call the stdio reader answers
-                settlers = self._named_plan.get(began.event)
+                settlers = self._named_plan.get(event)
                 if settlers is None:
-                    settlers = self._settlers_of(began.event, named=True)
-                for layer in settlers:
-                    began = layer.settle(call, registry, began)
-                done = Finished(call, began, registry, (time.perf_counter() - started) * 1000)
-                for observer in self.observers:
-                    observer.finished(done)
+                    settlers = self._settlers_of(event, named=True)
+                if settlers:
+                    for settle in settlers:
+                        began = settle(call, registry, began)
+                    elapsed_ms = (time.perf_counter() - started) * 1000
+                else:  # the hook's time is the call's: both run from ``started``
+                    elapsed_ms = began.ran[0].elapsed_ms
+                done = Finished(call, began, registry, elapsed_ms)
+                for tell in self._tell:
+                    tell(done)
                 return began
-            admitted = self._admit(call, registry)
-            if isinstance(admitted, Problem):
-                return self._problem(call, registry, admitted, started)
-            if not admitted:
-                return self._settle(call, registry, Verdict(call.event), started)
-            return Waiting(call, registry, admitted, started)
+            return self._selected(call, registry, started)
         except Exception as exc:  # a fault in hookd itself: the call's problem, once
             return self._internal(call, registry, exc, started)
 
@@ -207,15 +217,13 @@ class Kernel:
 
     # -- the steps ----------------------------------------------------------------------
 
-    def _admit(
-        self, call: HookCall, registry: Registry
-    ) -> Problem | list[tuple[Registration, str | None]]:
-        """The hooks the event's matchers select (and ``can_use_tool``, when asked), or why
-        the call cannot run."""
-        for layer in self._admitters:
-            problem = layer.admit(call, call.event)
+    def _selected(self, call: HookCall, registry: Registry, started: float) -> Verdict | Waiting:
+        """A call without a named hook: waiting with the hooks its event's matchers select
+        (and ``can_use_tool``, when asked); the verdict when none is, or it is refused."""
+        for admit in self._admitters:
+            problem = admit(call, call.event)
             if problem is not None:
-                return problem
+                return self._problem(call, registry, problem, started)
         selected = select(registry, call.event, call.input)
         if call.ask_permission and call.event == PERMISSION_REQUEST:
             fn = registry.can_use_tool
@@ -223,7 +231,9 @@ class Kernel:
                 selected.append(
                     (permission_registration(fn, call.event, registry.default_timeout_s), None)
                 )
-        return selected
+        if not selected:
+            return self._settle(call, registry, Verdict(call.event), started)
+        return Waiting(call, registry, selected, started)
 
     def _settle(
         self,
@@ -231,25 +241,23 @@ class Kernel:
         registry: Registry,
         verdict: Verdict,
         started: float,
-        settlers: Sequence[Layer] | None = None,
+        settlers: Sequence[Settle] | None = None,
     ) -> Verdict:
         """The layers' last word on the verdict; then every observer sees the call."""
         if settlers is None:
             settlers = self._settlers_of(verdict.event, named=False)
-        for layer in settlers:
-            verdict = layer.settle(call, registry, verdict)
-        done = Finished(call, verdict, registry, (time.perf_counter() - started) * 1000)
-        for observer in self.observers:
-            observer.finished(done)
+        for settle in settlers:
+            verdict = settle(call, registry, verdict)
+        self._finish(call, registry, verdict, started)
         return verdict
 
-    def _settlers_of(self, event: str, *, named: bool) -> list[Layer]:
-        """The layers with something to settle for a verdict on ``event`` (found once each)."""
+    def _settlers_of(self, event: str, *, named: bool) -> list[Settle]:
+        """The settle steps of the layers with something to do for a verdict on ``event``."""
         plan = self._named_plan if named else self._merged_plan
         found = plan.get(event)
         if found is None:
             found = [
-                x for x in self._settlers
+                x.settle for x in self._settlers
                 if (x.events is None or event in x.events) and not (named and x.merged_only)
             ]  # fmt: skip
             if len(plan) < 1024:  # events are few; an agent's odd name is not kept
@@ -265,8 +273,8 @@ class Kernel:
         self, call: HookCall, registry: Registry | None, verdict: Verdict, started: float
     ) -> None:
         done = Finished(call, verdict, registry, (time.perf_counter() - started) * 1000)
-        for observer in self.observers:
-            observer.finished(done)
+        for tell in self._tell:
+            tell(done)
 
     def refuse(self, call: HookCall, problem: Problem) -> Verdict:
         """The verdict on a call its entrance could not decode (``call`` says what it knows):

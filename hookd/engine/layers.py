@@ -12,6 +12,7 @@ entrance encodes it (:meth:`Layer.settle`). The kernel's own layers, in order:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import msgspec
@@ -30,9 +31,13 @@ __all__ = [
     "OutputCheck",
     "SessionNotes",
     "SessionState",
+    "Settle",
 ]
 
 log = structlog.get_logger("hookd.handler")
+
+#: A layer's :meth:`Layer.settle`, as the kernel keeps it for each event.
+Settle = Callable[[HookCall, Registry, Verdict], Verdict]
 
 SESSION_END = "SessionEnd"
 
@@ -41,11 +46,13 @@ class Layer:
     """A step around every call; the base class lets everything through unchanged.
 
     ``merged_only``: the layer's :meth:`settle` has nothing to do for a call that names
-    one hook; ``events``: the only events whose verdicts it settles (None: every event).
-    The kernel leaves a layer out of the calls it has nothing to do for."""
+    one hook; ``events``: the only events whose verdicts it settles (None: every event);
+    ``acts``: false when the layer, as configured, does nothing at all. The kernel leaves
+    a layer out of the calls it has nothing to do for."""
 
     merged_only = False
     events: frozenset[str] | None = None
+    acts = True
 
     def admit(self, call: HookCall, event: str) -> Problem | None:
         """Why ``call`` (of ``event``: the named hook's) must not run, or None."""
@@ -60,7 +67,7 @@ class InputCheck(Layer):
     """A hook's input must be valid for its event (always valid with validation off)."""
 
     def __init__(self, validate: bool) -> None:
-        self.validate = validate
+        self.validate = self.acts = validate
         self._warned: set[str] = set()
 
     def admit(self, call: HookCall, event: str) -> Problem | None:
@@ -92,7 +99,7 @@ class OutputCheck(Layer):
     merged_only = True
 
     def __init__(self, validate: bool) -> None:
-        self.validate = validate
+        self.validate = self.acts = validate
 
     def settle(self, call: HookCall, registry: Registry, verdict: Verdict) -> Verdict:
         if not self.validate or verdict.problem is not None or call.callback_id is not None:

@@ -49,21 +49,15 @@ class HookCounts:
         verdict = done.verdict
         stats = self.stats
         stats.requests += 1
-        runs = verdict.ran
-        if verdict.shadow:
-            runs = [*runs, *verdict.shadow]
-        elif not runs:
-            return
+        runs = [*verdict.ran, *verdict.shadow] if verdict.shadow else verdict.ran
         registry = done.registry
         health = None if registry is None else registry.health
-        sick = health is not None and bool(health.records)  # records to forgive: rare
-        agent = done.call.agent
         for ran in runs:
             outcome = ran.answer.outcome
-            stats.hook(ran.reg.callback_id, outcome, ran.elapsed_ms, agent)
-            if health is not None and (sick or outcome != "ok"):
-                found = quarantine.key(done.call, ran.reg)
-                quarantine.count(health, found, ran.reg, ran.answer)
+            stats.hook(ran.reg.callback_id, outcome, ran.elapsed_ms, done.call.agent)
+            # records to forgive are rare: a run that went well has nothing else to count
+            if health is not None and (outcome != "ok" or health.records):
+                quarantine.count(health, quarantine.key(done.call, ran.reg), ran.reg, ran.answer)
 
 
 class DecisionNotes:

@@ -95,11 +95,11 @@ class Runs:
         if not (inline or self.executor.inline(reg)):
             return self._waiting(call, registry, started, reg, sick=sick)
         ctx = self._context(call, reg, registry, leashed=sick is not None)
-        began = self.executor.begin(reg, call.input, call.tool_use_id, ctx, checked=True)
-        if isinstance(began, Paused):
-            return self._waiting(call, registry, started, reg, ctx=ctx, paused=began, sick=sick)
-        assert began is not None
-        return self._named_verdict(registry, reg, sick, began, started)
+        began = self.executor.begin(reg, call.input, call.tool_use_id, ctx, True)
+        if type(began) is Outcome:
+            return self._named_verdict(registry, reg, sick, began, started)
+        assert isinstance(began, Paused)
+        return self._waiting(call, registry, started, reg, ctx=ctx, paused=began, sick=sick)
 
     def expired(self, waiting: Waiting) -> Verdict:
         """The verdict on a hook paused inline whose deadline passed."""
@@ -126,7 +126,8 @@ class Runs:
         if reg.shadow:
             empty = Ran(reg, Answer("ok", {}, None, "", reg.event), ran.elapsed_ms)
             return Verdict(reg.event, [empty], {}, shadow=[ran])
-        return Verdict(reg.event, [ran], answer.payload if answer.payload is not None else {})
+        payload = answer.payload
+        return Verdict(reg.event, [ran], payload if payload is not None else {})
 
     # -- waiting calls ------------------------------------------------------------------
 

@@ -85,9 +85,13 @@ class InFlight:
     def __contains__(self, key: Key) -> bool:
         return key in self._flights
 
-    def over_limit(self, size: int) -> str | None:
-        """Why one more request of ``size`` bytes is refused, or None."""
-        if len(self._flights) >= self.max_count:
+    def refusal(self, key: Key, size: int) -> str | None:
+        """Why a request of ``size`` bytes under ``key`` is not taken: ``""`` when ``key`` is
+        in flight already (a duplicate), else the limit it is over; None when it is taken."""
+        flights = self._flights
+        if key in flights:
+            return ""
+        if len(flights) >= self.max_count:
             return f"too many requests in flight (limit {self.max_count})"
         if self._bytes + size > self.max_bytes:
             return f"too many bytes of requests in flight (limit {self.max_bytes})"

@@ -30,8 +30,15 @@ class Replies:
         answer: Answer,
     ) -> None:
         """Send ``answer`` (or keep it for its batch)."""
-        if batch is None:
-            self.writer.send_line(_encode_line(framing, request_id, answer))
+        if batch is None:  # one line, in one encode
+            if answer.error_kind is None:
+                try:
+                    line = wire.encode_success(framing, request_id, answer.payload)
+                except _UNENCODABLE:
+                    line = wire.encode_message(_unencodable(framing, request_id))
+            else:
+                line = wire.encode_message(_encode_answer(framing, request_id, answer))
+            self.writer.send_line(line)
         else:
             self.batch_item_done(batch, _encode_answer(framing, request_id, answer))
         self.answered += 1
@@ -57,16 +64,6 @@ def _encode_answer(
             return _unencodable(framing, request_id)
         return wire.success_object(framing, request_id, raw)
     return wire.error_object(framing, request_id, answer.error_kind, answer.message)
-
-
-def _encode_line(framing: wire.Framing, request_id: wire.RequestId | None, answer: Answer) -> bytes:
-    """One answer line, in one encode."""
-    if answer.error_kind is None:
-        try:
-            return wire.encode_success(framing, request_id, answer.payload)
-        except _UNENCODABLE:
-            return wire.encode_message(_unencodable(framing, request_id))
-    return wire.encode_message(_encode_answer(framing, request_id, answer))
 
 
 def _unencodable(framing: wire.Framing, request_id: wire.RequestId | None) -> msgspec.Struct:

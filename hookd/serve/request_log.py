@@ -7,8 +7,8 @@ verdict wherever it came from.
 
 from __future__ import annotations
 
-from hookd import logs as hookd_log
 from hookd.engine.observers import Finished
+from hookd.logs import request_line
 
 __all__ = ["RequestLines"]
 
@@ -23,11 +23,11 @@ class RequestLines:
             outcome = ran[0].answer.outcome  # one hook's call: the usual case
         else:
             outcome = verdict.outcome
-        hookd_log.request_line(
+        request_line(
             call.request_id,
             call.callback_id,
-            event=verdict.event,
-            method=call.via,
-            outcome=outcome,
-            elapsed_ms=round(done.elapsed_ms * 1000) / 1000,  # to the microsecond
+            verdict.event,
+            call.via,
+            outcome,
+            elapsed_ms=done.elapsed_ms,
         )

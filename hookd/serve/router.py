@@ -70,16 +70,16 @@ class Router:
 
     def refused(self, call: wire.Call, key: Key, batch: Batch | None, size: int) -> bool:
         """Duplicates are ignored, and requests over the in-flight limits refused."""
-        if key in self.inflight:
+        refusal = self.inflight.refusal(key, size)
+        if refusal is None:
+            return False
+        if not refusal:
             log.warning("request.duplicate", request_id=call.request_id)
             self.replies.batch_item_done(batch, None)
             return True
-        over = self.inflight.over_limit(size)
-        if over is not None:
-            answer = Answer("overloaded", error_kind=ErrorKind.OVERLOADED, message=over)
-            self.replies.finish(call.framing, call.request_id, batch, answer)
-            return True
-        return False
+        answer = Answer("overloaded", error_kind=ErrorKind.OVERLOADED, message=refusal)
+        self.replies.finish(call.framing, call.request_id, batch, answer)
+        return True
 
     def shutdown(self) -> None:
         """Stop every request in flight; none of them is answered."""

@@ -77,7 +77,9 @@ def error_object(
 
 def encode_success(framing: Framing, request_id: RequestId | None, payload: Any) -> bytes:
     """One framed success line. Raises TypeError if ``payload`` is not JSON-able."""
-    return _encoder.encode(success_object(framing, request_id, payload)) + b"\n"
+    if framing == "jsonrpc":  # success_object, written out: this runs for every answer
+        return _encoder.encode(_RpcResult("2.0", request_id, payload)) + b"\n"
+    return _encoder.encode(_ControlResponse(_Success("success", str(request_id), payload))) + b"\n"
 
 
 def encode_batch(answers: list[msgspec.Struct]) -> bytes:
