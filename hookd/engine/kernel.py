@@ -43,7 +43,7 @@ from hookd.engine.call import CAN_USE_TOOL, HookCall, PermissionCall
 from hookd.engine.decisions import DecisionLog
 from hookd.engine.dispatch import select
 from hookd.engine.executor import Executor
-from hookd.engine.layers import InputCheck, Layer, OutputCheck, SessionState, Settle
+from hookd.engine.layers import Admit, InputCheck, Layer, OutputCheck, SessionState, Settle
 from hookd.engine.observers import DecisionNotes, Finished, HookCounts, Observer
 from hookd.engine.permission import permission_registration
 from hookd.engine.runs import Runs, Waiting
@@ -92,6 +92,11 @@ class Kernel:
         self._admitters = [
             x.admit for x in self.layers if type(x).admit is not Layer.admit and x.acts
         ]  # fmt: skip
+        self._admit: Admit | None = (
+            None if not self._admitters
+            else self._admitters[0] if len(self._admitters) == 1
+            else self._admit_each
+        )  # fmt: skip
         self._settlers = [x for x in self.layers if type(x).settle is not Layer.settle and x.acts]
         # the layers' settle steps, per event, for named and for merged calls (found once each)
         self._named_plan: dict[str, list[Settle]] = {}
@@ -171,8 +176,8 @@ class Kernel:
                     text = UNKNOWN_CALLBACK_TEXT.format(callback_id=call.callback_id)
                     return self._problem(call, registry, Problem("unknown_callback", text), started)
                 event = reg.event
-                for admit in self._admitters:
-                    refused = admit(call, event)
+                if self._admit is not None:
+                    refused = self._admit(call, event)
                     if refused is not None:
                         return self._problem(call, registry, refused, started)
                 began = self._runs.named(call, registry, reg, started, inline is not None)
@@ -220,8 +225,8 @@ class Kernel:
     def _selected(self, call: HookCall, registry: Registry, started: float) -> Verdict | Waiting:
         """A call without a named hook: waiting with the hooks its event's matchers select
         (and ``can_use_tool``, when asked); the verdict when none is, or it is refused."""
-        for admit in self._admitters:
-            problem = admit(call, call.event)
+        if self._admit is not None:
+            problem = self._admit(call, call.event)
             if problem is not None:
                 return self._problem(call, registry, problem, started)
         selected = select(registry, call.event, call.input)
@@ -234,6 +239,14 @@ class Kernel:
         if not selected:
             return self._settle(call, registry, Verdict(call.event), started)
         return Waiting(call, registry, selected, started)
+
+    def _admit_each(self, call: HookCall, event: str) -> Problem | None:
+        """Every admitting layer's word on ``call``, in order: the first refusal, or None."""
+        for admit in self._admitters:
+            problem = admit(call, event)
+            if problem is not None:
+                return problem
+        return None
 
     def _settle(
         self,

@@ -25,6 +25,7 @@ from hookd.events import EVENT_SPECS
 from hookd.events.validation import check_input, validate_output
 
 __all__ = [
+    "Admit",
     "InputCheck",
     "Layer",
     "NoteSource",
@@ -36,6 +37,8 @@ __all__ = [
 
 log = structlog.get_logger("hookd.handler")
 
+#: A layer's :meth:`Layer.admit`, as the kernel keeps it.
+Admit = Callable[[HookCall, str], Problem | None]
 #: A layer's :meth:`Layer.settle`, as the kernel keeps it for each event.
 Settle = Callable[[HookCall, Registry, Verdict], Verdict]
 

@@ -305,18 +305,18 @@ class Runs:
         timeout_s = reg.timeout_s
         if leashed:
             timeout_s = min(timeout_s, registry.health.policy.leash_s)
-        return HookContext(
-            request_id=call.request_id,
-            callback_id=reg.callback_id,
-            event=reg.event,
-            tool_use_id=tool_use_id if tool_use_id is not None else call.tool_use_id,
-            timeout_s=timeout_s,
-            state=registry.state.for_session(session_id),
-            arrived=call.arrived or None,
-            agent=call.agent,
-            agent_event=call.agent_event,
-            agent_tool=call.agent_tool,
-            session_id=session_id,
+        return HookContext(  # positional: made for every hook call, in HookContext's order
+            call.request_id,
+            reg.callback_id,
+            reg.event,
+            tool_use_id if tool_use_id is not None else call.tool_use_id,
+            timeout_s,
+            registry.state.for_session(session_id),
+            call.arrived or None,
+            call.agent,
+            call.agent_event,
+            call.agent_tool,
+            session_id,
         )
 
 

@@ -73,13 +73,18 @@ class Router:
         refusal = self.inflight.refusal(key, size)
         if refusal is None:
             return False
+        self.refuse(call, refusal, batch)
+        return True
+
+    def refuse(self, call: wire.Call, refusal: str, batch: Batch | None) -> None:
+        """Ignore a duplicate (``refusal`` empty), or answer that a request is over a limit
+        (:meth:`InFlight.refusal`)."""
         if not refusal:
             log.warning("request.duplicate", request_id=call.request_id)
             self.replies.batch_item_done(batch, None)
-            return True
+            return
         answer = Answer("overloaded", error_kind=ErrorKind.OVERLOADED, message=refusal)
         self.replies.finish(call.framing, call.request_id, batch, answer)
-        return True
 
     def shutdown(self) -> None:
         """Stop every request in flight; none of them is answered."""

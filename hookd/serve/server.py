@@ -192,7 +192,9 @@ class Server:
         """
         assert call.request_id is not None
         key: Key = (call.framing, call.request_id)
-        if self._router.refused(call, key, None, size):
+        refusal = self._inflight.refusal(key, size)
+        if refusal is not None:
+            self._router.refuse(call, refusal, None)
             return None
         began = self.kernel.answer(hook_call(call, body, self._router.arrived), reg)
         if not isinstance(began, Verdict):
