@@ -221,7 +221,7 @@ def _timestamp() -> str:
     return _millis_text
 
 
-class _RequestLine(msgspec.Struct):
+class _RequestLine(msgspec.Struct, gc=False):
     """The canonical per-request line, in the order structlog would write it."""
 
     request_id: str | int | None

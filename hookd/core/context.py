@@ -84,7 +84,9 @@ class HookContext(msgspec.Struct):
             # from when the request arrived (else when this context was made), less hookd's
             # margin before the CLI's own deadline (:func:`effective_timeout`)
             start = self._made if self.arrived is None else self.arrived
-            deadline = self._wall_deadline = start + effective_timeout(self.timeout_s)
+            timeout_s = self.timeout_s  # effective_timeout, written out: once per hook call
+            deadline = start + timeout_s - min(MAX_MARGIN_S, 0.1 * timeout_s)
+            self._wall_deadline = deadline
         return deadline
 
     def time_left(self) -> float:

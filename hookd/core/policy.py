@@ -50,7 +50,7 @@ _ERROR_KIND: dict[str, ErrorKind] = {
 }
 
 
-class Outcome(msgspec.Struct):
+class Outcome(msgspec.Struct, gc=False):  # one per run, never in a cycle: untracked
     """How one callback run ended. ``message`` is the error text for failures."""
 
     kind: OutcomeKind
@@ -58,7 +58,7 @@ class Outcome(msgspec.Struct):
     message: str = ""
 
 
-class Answer(msgspec.Struct):
+class Answer(msgspec.Struct, gc=False):  # one per run, never in a cycle: untracked
     """What to send: a success ``payload`` or an error of ``error_kind``.
 
     ``outcome`` is the log's word for it: ok, aborted, blocked, or the failure.

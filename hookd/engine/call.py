@@ -21,7 +21,7 @@ __all__ = ["CAN_USE_TOOL", "HookCall", "PermissionCall"]
 CAN_USE_TOOL: Final = "can_use_tool"
 
 
-class HookCall(msgspec.Struct):
+class HookCall(msgspec.Struct, gc=False):  # one per call, never in a cycle: untracked
     """One decoded hook call: which event, its input, which hooks, since when, from whom.
 
     ``callback_id`` names the one hook the agent chose (``hook_callback``);

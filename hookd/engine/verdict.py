@@ -68,7 +68,7 @@ class HookRecord(msgspec.Struct, frozen=True, omit_defaults=True):
     error: str | None = None
 
 
-class Ran(msgspec.Struct):
+class Ran(msgspec.Struct, gc=False):  # one per run, never in a cycle: untracked
     """One hook's run: its registration, its answer after the failure policy, its time."""
 
     reg: Registration
@@ -116,7 +116,7 @@ class _Payload(msgspec.Struct, omit_defaults=True):
     chain: list[ChainStep] = msgspec.field(default_factory=list)
 
 
-class Verdict(msgspec.Struct):
+class Verdict(msgspec.Struct, gc=False):  # one per call, never in a cycle: untracked
     """The answer to one call: every hook's run, their merged output, or a problem."""
 
     event: str

@@ -53,9 +53,11 @@ def prepare_output(event: str, output: dict[str, Any]) -> dict[str, Any]:
             output = _with_event_name(spec, output, specific)
         elif name != spec.name:
             raise InvalidOutputError(_mismatch(spec, name))
-    problem = _convert(spec, output)
-    if problem is not None:
-        raise InvalidOutputError(problem)
+    target = AsyncOutput if "async" in output else spec.output_type  # _convert, written out
+    try:
+        msgspec.convert(output, target)
+    except msgspec.ValidationError as exc:
+        raise InvalidOutputError(_explained(spec, target, output, exc)) from None
     return output
 
 
@@ -119,6 +121,13 @@ def _convert(spec: EventSpec, output: dict[str, Any]) -> str | None:
     try:
         msgspec.convert(output, target)
     except msgspec.ValidationError as exc:
-        where = Where("output", output_hints(spec)) if target is spec.output_type else ASYNC
-        return explain(f"events/{spec.name}.output", target.__name__, output, exc, where)
+        return _explained(spec, target, output, exc)
     return None
+
+
+def _explained(
+    spec: EventSpec, target: type[Any], output: dict[str, Any], exc: msgspec.ValidationError
+) -> str:
+    """What the typed check of ``output`` against ``target`` found wrong, in words."""
+    where = Where("output", output_hints(spec)) if target is spec.output_type else ASYNC
+    return explain(f"events/{spec.name}.output", target.__name__, output, exc, where)

@@ -20,36 +20,37 @@ __all__ = [
 ]
 
 
-class _Success(msgspec.Struct):
+# Answers are trees made for every request: untracked by the garbage collector.
+class _Success(msgspec.Struct, gc=False):
     subtype: Literal["success"]
     request_id: str
     response: Any
 
 
-class _Error(msgspec.Struct, omit_defaults=True):
+class _Error(msgspec.Struct, omit_defaults=True, gc=False):
     subtype: Literal["error"]
     request_id: str
     error: str
     error_code: str | None = None
 
 
-class _ControlResponse(msgspec.Struct, tag="control_response", tag_field="type"):
+class _ControlResponse(msgspec.Struct, tag="control_response", tag_field="type", gc=False):
     response: _Success | _Error
 
 
-class _RpcErrorBody(msgspec.Struct):
+class _RpcErrorBody(msgspec.Struct, gc=False):
     code: int
     message: str
     data: dict[str, str]
 
 
-class _RpcResult(msgspec.Struct):
+class _RpcResult(msgspec.Struct, gc=False):
     jsonrpc: Literal["2.0"]
     id: RequestId | None
     result: Any
 
 
-class _RpcError(msgspec.Struct):
+class _RpcError(msgspec.Struct, gc=False):
     jsonrpc: Literal["2.0"]
     id: RequestId | None
     error: _RpcErrorBody

@@ -29,9 +29,11 @@ RequestId = str | int
 
 
 # --------------------------------------------------------------------------- bodies
+# Decoded from JSON, a tree: never part of a cycle, so the ones made for every request
+# are left untracked by the garbage collector (``gc=False``).
 
 
-class HookCallback(msgspec.Struct, tag="hook_callback", tag_field="subtype"):
+class HookCallback(msgspec.Struct, tag="hook_callback", tag_field="subtype", gc=False):
     """Run one registered callback on a hook input."""
 
     callback_id: str
@@ -39,13 +41,13 @@ class HookCallback(msgspec.Struct, tag="hook_callback", tag_field="subtype"):
     tool_use_id: str | None = None
 
 
-class Initialize(msgspec.Struct, tag="initialize", tag_field="subtype"):
+class Initialize(msgspec.Struct, tag="initialize", tag_field="subtype", gc=False):
     """Ask for the registered hooks (the CLI may send its own ``hooks``; ignored)."""
 
     hooks: Any = None
 
 
-class CanUseTool(msgspec.Struct, tag="can_use_tool", tag_field="subtype"):
+class CanUseTool(msgspec.Struct, tag="can_use_tool", tag_field="subtype", gc=False):
     """A permission question for a tool call."""
 
     tool_name: str
@@ -57,7 +59,7 @@ class CanUseTool(msgspec.Struct, tag="can_use_tool", tag_field="subtype"):
     agent_id: str | None = None
 
 
-class HookDispatch(msgspec.Struct, tag="hook_dispatch", tag_field="subtype"):
+class HookDispatch(msgspec.Struct, tag="hook_dispatch", tag_field="subtype", gc=False):
     """One call per event: hookd matches, runs and merges the hooks itself."""
 
     event: str
@@ -83,7 +85,7 @@ RPC_CANCEL_METHOD: Final = "$/cancelRequest"
 # ------------------------------------------------------------------------- messages
 
 
-class Call(msgspec.Struct, frozen=True):
+class Call(msgspec.Struct, frozen=True, gc=False):
     """A request to answer. ``request_id`` is None for a JSON-RPC notification."""
 
     framing: Framing
