@@ -95,25 +95,9 @@ APPROVAL_NEEDED: Final = "this call needs the user's approval, which a Codex hoo
 _CONTEXT: Final = frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart"})
 
 
-def _tool_decision(intent: Intent) -> tuple[str | None, str | None]:
-    """The PreToolUse decision Codex can take, and its reason."""
-    if intent.halt:
-        return "deny", intent.stop_reason
-    if intent.block:
-        return "deny", intent.block_reason
-    if intent.decision == "ask":
-        reason = f"{APPROVAL_NEEDED}: {intent.reason}" if intent.reason else APPROVAL_NEEDED
-        return "deny", reason
-    if intent.decision == "deny":
-        return "deny", intent.reason
-    if intent.updated_input is not None and intent.decision in (None, "allow"):
-        return "allow", None
-    return None, None
-
-
 def _pre_tool_use(intent: Intent) -> dict[str, Any]:
     specific: dict[str, Any] = {}
-    decision, reason = _tool_decision(intent)
+    decision, reason = intent.tool_decision(APPROVAL_NEEDED)
     if decision == "deny":
         specific["permissionDecision"] = "deny"
         specific["permissionDecisionReason"] = reason or DEFAULT_REASON

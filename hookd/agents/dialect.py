@@ -257,6 +257,22 @@ class Intent(msgspec.Struct):
         """True when the output asks nothing of the agent."""
         return self == Intent(self.event)
 
+    def tool_decision(self, approval_needed: str) -> tuple[str | None, str | None]:
+        """The PreToolUse decision of an agent that knows only allow and deny, and its reason:
+        a halt, a block and an ask are denials (an ask says ``approval_needed`` first); an
+        input rewrite that no hook denied is an allow."""
+        if self.halt:
+            return "deny", self.stop_reason
+        if self.block:
+            return "deny", self.block_reason
+        if self.decision == "ask":
+            return "deny", f"{approval_needed}: {self.reason}" if self.reason else approval_needed
+        if self.decision == "deny":
+            return "deny", self.reason
+        if self.updated_input is not None and self.decision in (None, "allow"):
+            return "allow", None
+        return None, None
+
 
 def failed_closed(verdict: Verdict, agent: str) -> Encoded | None:
     """Exit 2 and a one-line reason when hookd could not answer a blocking call; else None."""

@@ -172,24 +172,8 @@ def own_args(tool: str | None, args: dict[str, Any]) -> dict[str, Any]:
     return {back.get(key, key): value for key, value in args.items()}
 
 
-def _tool_decision(intent: Intent) -> tuple[str | None, str | None]:
-    """The PreToolUse decision the plugin can carry out, and its reason."""
-    if intent.halt:
-        return "deny", intent.stop_reason
-    if intent.block:
-        return "deny", intent.block_reason
-    if intent.decision == "ask":
-        reason = f"{APPROVAL_NEEDED}: {intent.reason}" if intent.reason else APPROVAL_NEEDED
-        return "deny", reason
-    if intent.decision == "deny":
-        return "deny", intent.reason
-    if intent.updated_input is not None and intent.decision in (None, "allow"):
-        return "allow", None
-    return None, None
-
-
 def _pre_tool_use(intent: Intent, call: HookCall) -> dict[str, Any]:
-    decision, reason = _tool_decision(intent)
+    decision, reason = intent.tool_decision(APPROVAL_NEEDED)
     out: dict[str, Any] = {}
     if decision == "deny":
         return {"decision": "deny", "reason": reason or DEFAULT_REASON}
