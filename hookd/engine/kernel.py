@@ -205,20 +205,19 @@ class Kernel:
         """Run a waiting call to its verdict, in the task that began it."""
         try:
             ran = await self._runs.run(waiting)
+            named = waiting.reg is not None
             if isinstance(ran, Verdict):
-                settlers = self._settlers_of(ran.event, named=waiting.reg is not None)
-                return self._settle(waiting.call, waiting.registry, ran, waiting.started, settlers)
+                return self._settle(waiting.call, waiting.registry, ran, waiting.started, named)
             # answered while shadow hooks run: they finish the call when they end
-            ran.verdict = self._layered(waiting.call, waiting.registry, ran.verdict)
+            ran.verdict = self._settled(waiting.call, waiting.registry, ran.verdict, named)
             return ran.verdict
         except Exception as exc:  # a fault in hookd itself
             return self._internal(waiting.call, waiting.registry, exc, waiting.started)
 
     def expired(self, waiting: Waiting) -> Verdict:
         """The verdict on a hook paused inline whose deadline passed."""
-        return self._settle(
-            waiting.call, waiting.registry, self._runs.expired(waiting), waiting.started
-        )
+        verdict = self._runs.expired(waiting)
+        return self._settle(waiting.call, waiting.registry, verdict, waiting.started, named=True)
 
     # -- the steps ----------------------------------------------------------------------
 
@@ -237,7 +236,7 @@ class Kernel:
                     (permission_registration(fn, call.event, registry.default_timeout_s), None)
                 )
         if not selected:
-            return self._settle(call, registry, Verdict(call.event), started)
+            return self._settle(call, registry, Verdict(call.event), started, named=False)
         return Waiting(call, registry, selected, started)
 
     def _admit_each(self, call: HookCall, event: str) -> Problem | None:
@@ -249,19 +248,19 @@ class Kernel:
         return None
 
     def _settle(
-        self,
-        call: HookCall,
-        registry: Registry,
-        verdict: Verdict,
-        started: float,
-        settlers: Sequence[Settle] | None = None,
+        self, call: HookCall, registry: Registry, verdict: Verdict, started: float, named: bool
     ) -> Verdict:
         """The layers' last word on the verdict; then every observer sees the call."""
-        if settlers is None:
-            settlers = self._settlers_of(verdict.event, named=False)
-        for settle in settlers:
-            verdict = settle(call, registry, verdict)
+        verdict = self._settled(call, registry, verdict, named)
         self._finish(call, registry, verdict, started)
+        return verdict
+
+    def _settled(
+        self, call: HookCall, registry: Registry, verdict: Verdict, named: bool
+    ) -> Verdict:
+        """The layers' last word on the verdict (a ``named`` call's: one hook's answer)."""
+        for settle in self._settlers_of(verdict.event, named=named):
+            verdict = settle(call, registry, verdict)
         return verdict
 
     def _settlers_of(self, event: str, *, named: bool) -> list[Settle]:
@@ -276,11 +275,6 @@ class Kernel:
             if len(plan) < 1024:  # events are few; an agent's odd name is not kept
                 plan[event] = found
         return found
-
-    def _layered(self, call: HookCall, registry: Registry, verdict: Verdict) -> Verdict:
-        for layer in self._settlers:
-            verdict = layer.settle(call, registry, verdict)
-        return verdict
 
     def _finish(
         self, call: HookCall, registry: Registry | None, verdict: Verdict, started: float
