@@ -8,6 +8,7 @@ from typing import Any, Final
 from hookd.bounds import BYTES, COUNT, DAYS, MAX_IDLE_SECONDS, SECONDS, Bound, option
 from hookd.cli.daemon import otel_option
 from hookd.core.health import (
+    AFTER,
     AFTER_ENV,
     COOLDOWN_ENV,
     LEASH_ENV,
@@ -16,8 +17,6 @@ from hookd.core.health import (
     QUARANTINE_LEASH_S,
     QUARANTINE_WINDOW_S,
     WINDOW_ENV,
-    check_count,
-    check_seconds,
 )
 from hookd.core.registry import DEFAULT_TIMEOUT_S
 from hookd.serve.config import ServeConfig
@@ -257,20 +256,6 @@ def whole_number(text: str) -> int:
     return value
 
 
-def _quarantine_count(text: str) -> int:
-    try:
-        return check_count(text, "value")
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
-
-
-def _quarantine_seconds(text: str) -> float:
-    try:
-        return check_seconds(text, "value")
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
-
-
 def add_quarantine_options(p: argparse.ArgumentParser) -> None:
     """When a hook that keeps timing out is quarantined, for how long, on what leash."""
     group = p.add_argument_group(
@@ -285,27 +270,27 @@ def add_quarantine_options(p: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--quarantine-after",
-        type=_quarantine_count,
+        type=option(AFTER),
         metavar="N",
         help=f"timeouts within --quarantine-window that quarantine a hook in a session; "
         f"0 never does (default: ${AFTER_ENV}, else {QUARANTINE_AFTER})",
     )
     group.add_argument(
         "--quarantine-window",
-        type=_quarantine_seconds,
+        type=option(SECONDS),
         metavar="SECONDS",
         help=f"how far back timeouts count (default: ${WINDOW_ENV}, else {QUARANTINE_WINDOW_S:g})",
     )
     group.add_argument(
         "--quarantine-cooldown",
-        type=_quarantine_seconds,
+        type=option(SECONDS),
         metavar="SECONDS",
         help=f"how long the first quarantine lasts (default: ${COOLDOWN_ENV}, "
         f"else {QUARANTINE_COOLDOWN_S:g})",
     )
     group.add_argument(
         "--quarantine-leash",
-        type=_quarantine_seconds,
+        type=option(SECONDS),
         metavar="SECONDS",
         help=f"how long a quarantined hook has to answer (default: ${LEASH_ENV}, "
         f"else {QUARANTINE_LEASH_S:g})",

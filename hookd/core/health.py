@@ -28,15 +28,16 @@ holds no record at all: the handler asks only whether the table is empty.
 from __future__ import annotations
 
 import collections
-import math
-import os
 import time
 from collections.abc import Iterator, Mapping
 from typing import Final
 
 import msgspec
 
+from hookd.bounds import SECONDS, Bound, env_number
+
 __all__ = [
+    "AFTER",
     "AFTER_ENV",
     "COOLDOWN_ENV",
     "LEASH_ENV",
@@ -51,8 +52,6 @@ __all__ = [
     "Key",
     "Quarantine",
     "Sick",
-    "check_count",
-    "check_seconds",
 ]
 
 #: Timeouts within the window that quarantine a hook in a session (0: never).
@@ -67,9 +66,8 @@ QUARANTINE_LEASH_S: Final = 1.0
 MAX_COOLDOWN_S: Final = 600.0
 #: The most records kept (sessions x hooks that timed out lately); the oldest go first.
 MAX_RECORDS: Final = 4096
-#: The largest count and number of seconds the options and variables take.
-MAX_COUNT: Final = 1000
-MAX_SECONDS: Final = 86400.0
+#: What ``--quarantine-after`` and its variable take (the other three take :data:`SECONDS`).
+AFTER: Final = Bound(0, 1000, whole=True, zero="never")
 #: Environment defaults of ``--quarantine-after``, ``-window``, ``-cooldown``, ``-leash``.
 AFTER_ENV: Final = "HOOKD_QUARANTINE_AFTER"
 WINDOW_ENV: Final = "HOOKD_QUARANTINE_WINDOW"
@@ -93,46 +91,20 @@ class Quarantine(msgspec.Struct, frozen=True):
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Quarantine:
         """The defaults, as the ``HOOKD_QUARANTINE_*`` variables change them.
 
-        Raises ValueError naming the variable when one is not a number in range."""
-        env = os.environ if environ is None else environ
+        Raises :class:`~hookd.bounds.BoundError` naming the variable when one is not a
+        number in range."""
 
         def seconds(name: str, default: float) -> float:
-            text = env.get(name, "")
-            return check_seconds(text, f"${name}") if text else default
+            return env_number(name, SECONDS, default, environ)
 
-        after_text = env.get(AFTER_ENV, "")
-        after = check_count(after_text, f"${AFTER_ENV}") if after_text else QUARANTINE_AFTER
         cooldown_s = seconds(COOLDOWN_ENV, QUARANTINE_COOLDOWN_S)
         return cls(
-            after,
+            int(env_number(AFTER_ENV, AFTER, QUARANTINE_AFTER, environ)),
             seconds(WINDOW_ENV, QUARANTINE_WINDOW_S),
             cooldown_s,
             max(MAX_COOLDOWN_S, cooldown_s),
             seconds(LEASH_ENV, QUARANTINE_LEASH_S),
         )
-
-
-def check_count(text: str, name: str) -> int:
-    """``text`` as a whole number from 0 to :data:`MAX_COUNT`; ValueError naming ``name``."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"{name}: not a whole number: {text!r}") from None
-    if not 0 <= value <= MAX_COUNT:
-        raise ValueError(f"{name}: must be from 0 to {MAX_COUNT}: {text!r}")
-    return value
-
-
-def check_seconds(text: str, name: str) -> float:
-    """``text`` as a finite number of seconds above 0, at most a day; ValueError naming
-    ``name`` (``nan``, ``inf``, ``0`` and ``1e9`` are all refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{name}: not a number: {text!r}") from None
-    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
-        raise ValueError(f"{name}: must be above 0 and at most {MAX_SECONDS:g} s: {text!r}")
-    return value
 
 
 class Sick:
