@@ -187,11 +187,11 @@ def _merge_field(
 
 
 def _ranked(key: str, rule: Ranked, values: Sequence[tuple[str, Any, Any]]) -> dict[str, Any]:
-    ranked = [(cid, v, obj) for cid, v, obj in values if _rank(rule, v) > 0]
-    if not ranked:
+    ranks = [_rank(rule, v) for _, v, _ in values]
+    best = max(ranks, default=0)
+    if best == 0:
         return {}
-    best = max(_rank(rule, v) for _, v, _ in ranked)
-    winners = [(cid, v, obj) for cid, v, obj in ranked if _rank(rule, v) == best]
+    winners = [value for value, rank in zip(values, ranks, strict=True) if rank == best]
     out: dict[str, Any] = {key: winners[0][1]}
     if rule.reason is not None:
         named = rule.named and len(winners) > 1  # one decider: its own reason, as it wrote it
@@ -203,12 +203,11 @@ def _ranked(key: str, rule: Ranked, values: Sequence[tuple[str, Any, Any]]) -> d
 
 
 def _rank(rule: Ranked, value: Any) -> int:
+    """``value``'s rank, 0 for none. The ranks' keys are strings or booleans, and only a
+    string or a boolean is looked up: ``1`` is not ``True``, nor ``0`` ``False``."""
     if not isinstance(value, str | bool):
         return 0
-    for known, rank in rule.ranks.items():
-        if type(known) is type(value) and known == value:
-            return rank
-    return 0
+    return rule.ranks.get(value, 0)
 
 
 def _reason_line(callback_id: str, reason: Any, named: bool) -> str:
