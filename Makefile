@@ -31,8 +31,14 @@ typecheck: $(STAMP)
 agent-clis: $(STAMP)
 	$(BIN)/python -m tests.support.agent_clis
 
+# Most tests wait on other processes (the agent CLIs, daemons, timeouts): PYTEST_WORKERS xdist
+# workers keep 2 cores busy; a test file stays on one worker (its module fixtures run once).
+# The tests marked serial bound wall-clock times of a second or so: they run after, alone.
+PYTEST_WORKERS ?= 4
+
 pytest: $(STAMP) agent-clis
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m 'not serial'
+	$(BIN)/python -m pytest -q -m serial
 
 test: lint typecheck imports pytest
 

@@ -16,6 +16,9 @@ from hookd.transcript import RECORD_ENV
 from tests.daemon.support import HOOKD, Box, hookd, wait_for_line
 from tests.daemon.test_lifecycle import PRE, free_port, pid_alive
 
+#: Bounds of a second or so on wall-clock times: run alone, after the parallel tests.
+pytestmark = pytest.mark.serial
+
 WAIT_S = 30.0
 IDLE_WINDOW_S = 5.0
 #: Context switches allowed over the idle window, all threads together.

@@ -21,6 +21,9 @@ import pytest
 from tests.daemon.support import HOOKD, Box, hookd, wait_for_line
 from tests.daemon.test_lifecycle import PRE, free_port, pid_alive
 
+#: Bounds of a second or so on wall-clock times: run alone, after the parallel tests.
+pytestmark = pytest.mark.serial
+
 WAIT_S = 30.0
 DOWN_BOUND_S = 1.5
 

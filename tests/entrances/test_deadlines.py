@@ -23,6 +23,9 @@ import hookd.testing
 from tests.cli.console import HOOKD
 from tests.entrances.test_same_meaning import TOKEN, _daemon, _input
 
+#: Bounds of a second or so on wall-clock times: run alone, after the parallel tests.
+pytestmark = pytest.mark.serial
+
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = str(ROOT / "tests" / "hooks" / "deadlines.py")
 

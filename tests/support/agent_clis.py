@@ -12,10 +12,12 @@ import fcntl
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PINNED", "AgentCli", "agent_cli", "cache_root"]
+__all__ = ["PINNED", "AgentCli", "agent_cli", "cache_root", "shared_cache"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +51,18 @@ _INSTALL_TIMEOUT_S = 900
 def cache_root() -> Path:
     given = os.environ.get("HOOKD_AGENT_CACHE")
     return Path(given) if given else Path.home() / ".cache" / "hookd-tests" / "npm"
+
+
+@contextmanager
+def shared_cache(name: str) -> Iterator[Path]:
+    """The cache folder ``name`` that runs of one CLI share (Copilot CLI unpacks its package
+    into its own on a first run), held under a lock while a run uses it: tests running in
+    parallel (``make pytest``) never unpack into it at once."""
+    folder = cache_root() / name
+    folder.mkdir(parents=True, exist_ok=True)
+    with (cache_root() / f".{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield folder
 
 
 def agent_cli(agent: str) -> Path:

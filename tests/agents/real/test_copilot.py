@@ -21,7 +21,7 @@ from tests.agents.real.session import (
     run_cli,
     write_transcript,
 )
-from tests.support.agent_clis import agent_cli, cache_root
+from tests.support.agent_clis import agent_cli, shared_cache
 from tests.support.fake_chat import FakeChat, JsonObject
 
 AGENT = "copilot"
@@ -49,11 +49,11 @@ def copilot(g: Guarded, fake: FakeChat) -> str:
         "COPILOT_MODEL": "fake-model",
         "COPILOT_ALLOW_ALL": "true",
         "COPILOT_AUTO_UPDATE": "false",
-        # Where it unpacks its 200 MB package: once for every run, not once per HOME.
-        "XDG_CACHE_HOME": str(cache_root() / "copilot-xdg-cache"),
     }
     argv = [str(agent_cli(AGENT)), "-p", "run the commands", "--output-format", "json"]
-    return run_cli(argv, g, env)
+    # Where it unpacks its 200 MB package: once for every run, not once per HOME.
+    with shared_cache("copilot-xdg-cache") as cache:
+        return run_cli(argv, g, {**env, "XDG_CACHE_HOME": str(cache)})
 
 
 def victim(g: Guarded) -> Path:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.daemon.support import Box
-from tests.support.agent_clis import agent_cli, cache_root
+from tests.support.agent_clis import agent_cli, shared_cache
 from tests.support.fake_chat import FakeChat
 
 #: The hook's ``timeoutSec``; a stalled answer waits past it.
@@ -86,7 +86,7 @@ def _copilot(box: Box, port: int, commands: list[str]) -> list[str]:
     config = box.project / ".github" / "hooks" / "http.json"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(json.dumps(hooks))
-    with FakeChat(commands) as fake:
+    with FakeChat(commands) as fake, shared_cache("copilot-xdg-cache") as cache:
         env = {
             **box.env(),
             "COPILOT_HOOK_ALLOW_LOCALHOST": "1",  # else an http:// preToolUse hook is skipped
@@ -97,7 +97,7 @@ def _copilot(box: Box, port: int, commands: list[str]) -> list[str]:
             "COPILOT_MODEL": "fake-model",
             "COPILOT_ALLOW_ALL": "true",
             "COPILOT_AUTO_UPDATE": "false",
-            "XDG_CACHE_HOME": str(cache_root() / "copilot-xdg-cache"),
+            "XDG_CACHE_HOME": str(cache),
         }
         argv = [str(agent_cli("copilot")), "-p", "run the commands", "--output-format", "json"]
         done = subprocess.run(
