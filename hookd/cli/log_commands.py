@@ -132,10 +132,12 @@ def log_main(args: argparse.Namespace) -> int:
         redactor = Redactor(redaction_patterns(conn))
         if args.why is not None:
             return _why(conn, args, redactor)
+        # read before the first query: a record written between the two is followed, not lost
+        newest = _last_id(conn) if args.follow else 0
         rows = _select(conn, args)
         _print(rows, args, redactor, header=True, conn=conn)
         if args.follow:
-            _follow(conn, args, redactor, rows[-1]["id"] if rows else _last_id(conn))
+            _follow(conn, args, redactor, rows[-1]["id"] if rows else newest)
     except (PathError, LogError, StoreError) as exc:
         return _fail(exc)
     except sqlite3.Error as exc:
