@@ -82,9 +82,6 @@ class InFlight:
     def __len__(self) -> int:
         return len(self._flights)
 
-    def __contains__(self, key: Key) -> bool:
-        return key in self._flights
-
     def refusal(self, key: Key, size: int) -> str | None:
         """Why a request of ``size`` bytes under ``key`` is not taken: ``""`` when ``key`` is
         in flight already (a duplicate), else the limit it is over; None when it is taken."""
